@@ -1,0 +1,327 @@
+"""Building the CSR of a Graph from edge records, and the constructors from SciPy, NetworkX and edge tables.
+
+The CSR build is a counting sort of the arcs by source (one pass over the records) followed by a per-row sort of the
+targets, done in parallel with numba. Each arc is sorted as one packed 64-bit key ``target << 33 | ordered weight bits
+<< 1 | mirrored``, so sorting a row orders it by target and parallel arcs by weight: the policy "duplicates keep their
+minimum weight" is then the first key of each run, the same in both directions of an undirected edge. Rows come out sorted by target, which SciPy's canonical CSR and several kernels rely on.
+
+Policies (both reported in the build counts):
+- self-loops are dropped unless ``self_loops="keep"``;
+- duplicate records (the same ordered ``(source, target)`` repeated) are dropped unless ``duplicates="keep"``; the arc
+  kept carries the minimum weight of its copies. In an undirected graph ``(u, v)`` and ``(v, u)`` name the same edge: it
+  is stored once in each direction, and the pair is not counted as a duplicate (files list undirected edges both ways).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..errors import GraphError
+
+INT32_LIMIT = 2**31  # vertex ids below this are stored as int32
+_PACKED_LIMIT = 2**31  # the packed sort key holds targets below 2^31
+
+
+@dataclass(frozen=True)
+class BuildCounts:
+    """What a build dropped: the counts `Graph.stats()` reports."""
+
+    self_loops_dropped: int = 0
+    duplicates_dropped: int = 0
+
+
+def index_dtype(num_vertices: int) -> np.dtype:
+    """int32 vertex ids, or int64 once the id range passes 2^31."""
+    return np.dtype(np.int32) if num_vertices < INT32_LIMIT else np.dtype(np.int64)
+
+
+def as_id_array(values: Any, name: str) -> np.ndarray:
+    """A 1-D int64 array of vertex ids, or a GraphError that says why not."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise GraphError(f"{name} must be a 1-D array of vertex ids, got shape {arr.shape}")
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf" or arr.dtype.kind == "f" and arr.size and not np.all(
+        np.isfinite(arr) & (arr == np.floor(arr))
+    ):
+        raise GraphError(
+            f"{name} must hold integer vertex ids (dtype {arr.dtype}); use renumber=True for labels that are not ids"
+        )
+    if arr.dtype.kind == "u" and arr.size and arr.max() >= 2**63:
+        raise GraphError(f"{name} holds an id that does not fit in int64: {int(arr.max())}")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_id_range(ids: np.ndarray, num_vertices: int, name: str) -> None:
+    """Raise a GraphError naming the first record whose id is negative or >= num_vertices."""
+    if ids.size == 0:
+        return
+    bad = (ids < 0) | (ids >= num_vertices)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise GraphError(f"{name}[{i}] = {int(ids[i])} is out of range for {num_vertices} vertices (0..{num_vertices - 1})")
+
+
+def renumber_ids(src: Any, dst: Any, vertex_labels: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Map arbitrary labels (sparse ints, strings, ...) to 0..V-1; returns (src, dst, labels) with labels[i] = user id.
+
+    Labels are sorted (np.unique), so the numbering does not depend on the order of the records. ``vertex_labels`` adds
+    vertices that appear in no edge (isolated vertices).
+    """
+    src_a, dst_a = np.asarray(src), np.asarray(dst)
+    parts = [src_a, dst_a] if vertex_labels is None else [src_a, dst_a, np.asarray(vertex_labels)]
+    try:
+        labels, inverse = np.unique(np.concatenate(parts), return_inverse=True)
+    except TypeError as exc:  # mixed, unorderable labels
+        raise GraphError(f"vertex labels cannot be sorted for renumbering: {exc}") from exc
+    m = src_a.shape[0]
+    inverse = inverse.astype(np.int64, copy=False)
+    return inverse[:m], inverse[m : 2 * m], labels
+
+
+# ---------------------------------------------------------------------------------------------------------------- CSR
+
+
+def _ordered_weight_bits(weights: np.ndarray) -> np.ndarray:
+    """float32 weights as uint32 whose unsigned order is the float order (negative floats flipped)."""
+    bits = weights.astype(np.float32).view(np.uint32).astype(np.uint64)
+    negative = (bits >> np.uint64(31)) == 1
+    return np.where(negative, bits ^ np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
+
+
+def _weights_from_bits(bits: np.ndarray) -> np.ndarray:
+    bits = bits.astype(np.uint64)
+    positive = (bits >> np.uint64(31)) == 1
+    raw = np.where(positive, bits ^ np.uint64(0x80000000), bits ^ np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return raw.view(np.float32)
+
+
+@numba.njit(cache=True, nogil=True)
+def _scatter_keys(src, dst, wbits, offsets, symmetric, keys):  # pragma: no cover - numba
+    """Counting-sort scatter: put each record's packed key into its source row (and its mirror into the target row)."""
+    cursor = offsets[:-1].copy()
+    for i in range(src.shape[0]):
+        u = src[i]
+        v = dst[i]
+        key = (np.uint64(v) << np.uint64(33)) | (wbits[i] << np.uint64(1))
+        keys[cursor[u]] = key
+        cursor[u] += 1
+        if symmetric and u != v:
+            mirror = (np.uint64(u) << np.uint64(33)) | (wbits[i] << np.uint64(1)) | np.uint64(1)
+            keys[cursor[v]] = mirror
+            cursor[v] += 1
+
+
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _sort_rows(keys, offsets, drop_duplicates, unique_counts, duplicate_counts):  # pragma: no cover - numba
+    """Sort each row's keys; count (and unless kept, squeeze out) duplicate targets, keeping the first (minimum) key."""
+    n = offsets.shape[0] - 1
+    for r in numba.prange(n):
+        a = offsets[r]
+        b = offsets[r + 1]
+        if b - a > 1:
+            keys[a:b] = np.sort(keys[a:b])
+        write = a
+        dups = 0
+        i = a
+        while i < b:
+            target = keys[i] >> np.uint64(33)
+            own = 0  # records of this ordered (r, target) pair: the non-mirrored keys
+            j = i
+            while j < b and (keys[j] >> np.uint64(33)) == target:
+                if keys[j] & np.uint64(1) == 0:
+                    own += 1
+                j += 1
+            if own > 1:
+                dups += own - 1
+            if drop_duplicates:
+                keys[write] = keys[i]
+                write += 1
+            else:
+                for k in range(i, j):
+                    keys[write] = keys[k]
+                    write += 1
+            i = j
+        unique_counts[r] = write - a
+        duplicate_counts[r] = dups
+
+
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _compact_rows(keys, offsets, new_offsets, indices, wbits):  # pragma: no cover - numba
+    n = offsets.shape[0] - 1
+    for r in numba.prange(n):
+        a = offsets[r]
+        out = new_offsets[r]
+        for k in range(new_offsets[r + 1] - out):
+            key = keys[a + k]
+            indices[out + k] = key >> np.uint64(33)
+            wbits[out + k] = (key >> np.uint64(1)) & np.uint64(0xFFFFFFFF)
+
+
+def build_csr(
+    src: np.ndarray,
+    dst: np.ndarray,
+    weights: np.ndarray | None,
+    num_vertices: int,
+    directed: bool,
+    *,
+    keep_self_loops: bool = False,
+    keep_duplicates: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, BuildCounts]:
+    """CSR (offsets int64, indices int32/int64, weights float32 or None) of validated int64 edge records.
+
+    An undirected graph stores each edge as two arcs (a kept self-loop as one). Rows are sorted by target.
+    """
+    m = src.shape[0]
+    loops = src == dst
+    n_loops = int(np.count_nonzero(loops))
+    if n_loops and not keep_self_loops:
+        keep = ~loops
+        src, dst = src[keep], dst[keep]
+        weights = None if weights is None else weights[keep]
+    if num_vertices >= _PACKED_LIMIT:
+        return _build_csr_wide(src, dst, weights, num_vertices, directed, keep_duplicates, n_loops, keep_self_loops)
+    wbits = (
+        np.zeros(src.shape[0], dtype=np.uint64) if weights is None else _ordered_weight_bits(np.asarray(weights))
+    )
+    degree = np.bincount(src, minlength=num_vertices)
+    if not directed:
+        degree += np.bincount(dst[src != dst], minlength=num_vertices)
+    offsets = np.zeros(num_vertices + 1, dtype=np.int64)
+    np.cumsum(degree, out=offsets[1:])
+    keys = np.empty(int(offsets[-1]), dtype=np.uint64)
+    _scatter_keys(src, dst, wbits, offsets, not directed, keys)
+    unique_counts = np.empty(num_vertices, dtype=np.int64)
+    duplicate_counts = np.empty(num_vertices, dtype=np.int64)
+    _sort_rows(keys, offsets, not keep_duplicates, unique_counts, duplicate_counts)
+    new_offsets = np.zeros(num_vertices + 1, dtype=np.int64)
+    np.cumsum(unique_counts, out=new_offsets[1:])
+    indices = np.empty(int(new_offsets[-1]), dtype=np.int64)
+    out_bits = np.empty(int(new_offsets[-1]), dtype=np.uint64)
+    _compact_rows(keys, offsets, new_offsets, indices, out_bits)
+    del keys
+    out_weights = None if weights is None else _weights_from_bits(out_bits)
+    n_dups = int(duplicate_counts.sum()) if m else 0
+    counts = BuildCounts(
+        self_loops_dropped=0 if keep_self_loops else n_loops,
+        duplicates_dropped=0 if keep_duplicates else n_dups,
+    )
+    return new_offsets, indices.astype(index_dtype(num_vertices)), out_weights, counts
+
+
+def _build_csr_wide(src, dst, weights, num_vertices, directed, keep_duplicates, n_loops, keep_self_loops):
+    """The same build for id ranges of 2^31 and more (int64 ids), by a global lexicographic sort."""
+    own = np.zeros(src.shape[0], dtype=np.int8)
+    w = np.zeros(src.shape[0], dtype=np.float32) if weights is None else np.asarray(weights, dtype=np.float32)
+    if not directed:
+        mirror = src != dst
+        src, dst = np.concatenate([src, dst[mirror]]), np.concatenate([dst, src[mirror]])
+        own = np.concatenate([own, np.ones(int(mirror.sum()), dtype=np.int8)])
+        w = np.concatenate([w, w[mirror]])
+    order = np.lexsort((own, w, dst, src))
+    src, dst, own, w = src[order], dst[order], own[order], w[order]
+    same = np.zeros(src.shape[0], dtype=bool)
+    same[1:] = (src[1:] == src[:-1]) & (dst[1:] == dst[:-1])
+    starts = np.flatnonzero(~same)
+    own_per_pair = np.add.reduceat((own == 0).astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
+    n_dups = int(np.maximum(own_per_pair - 1, 0).sum())
+    if not keep_duplicates:
+        keep = ~same
+        src, dst, w = src[keep], dst[keep], w[keep]
+    offsets = np.zeros(num_vertices + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=num_vertices), out=offsets[1:])
+    counts = BuildCounts(0 if keep_self_loops else n_loops, 0 if keep_duplicates else n_dups)
+    return offsets, dst.astype(np.int64), None if weights is None else w, counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _transpose(offsets, indices, wbits, t_offsets, t_indices, t_wbits):  # pragma: no cover - numba
+    cursor = t_offsets[:-1].copy()
+    for u in range(offsets.shape[0] - 1):
+        for k in range(offsets[u], offsets[u + 1]):
+            v = indices[k]
+            p = cursor[v]
+            t_indices[p] = u
+            t_wbits[p] = wbits[k]
+            cursor[v] = p + 1
+
+
+def transpose_csr(
+    offsets: np.ndarray, indices: np.ndarray, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """CSC (the CSR of the reversed graph) by a counting sort; each column comes out sorted by source."""
+    n = offsets.shape[0] - 1
+    t_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(indices, minlength=n), out=t_offsets[1:])
+    t_indices = np.empty_like(indices)
+    bits = np.zeros(indices.shape[0], np.uint32) if weights is None else weights.view(np.uint32)
+    t_bits = np.empty_like(bits)
+    _transpose(offsets, indices, bits, t_offsets, t_indices, t_bits)
+    return t_offsets, t_indices, None if weights is None else t_bits.view(np.float32)
+
+
+# ------------------------------------------------------------------------------------------------------ constructors
+
+
+def from_scipy(cls: type, matrix: Any, directed: bool | None, **options: Any) -> Any:
+    """Graph from a square scipy.sparse matrix; see `Graph.from_scipy`."""
+    import scipy.sparse
+
+    if not scipy.sparse.issparse(matrix):
+        raise GraphError(f"expected a scipy.sparse matrix or array, got {type(matrix).__name__}")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise GraphError(f"an adjacency matrix must be square, got shape {matrix.shape}")
+    coo = matrix.tocoo()
+    if directed is None:
+        directed = bool((abs(matrix - matrix.T) > 0).nnz) if matrix.nnz else True
+    weights = None if coo.dtype == np.bool_ else coo.data
+    return cls.from_edges(coo.row, coo.col, weights, num_vertices=matrix.shape[0], directed=directed, **options)
+
+
+def from_networkx(cls: type, graph: Any, weight: str | None, **options: Any) -> Any:
+    """Graph from a networkx graph, keeping node labels in node order; see `Graph.from_networkx`."""
+    if not hasattr(graph, "is_directed") or not hasattr(graph, "edges"):
+        raise GraphError(f"expected a networkx graph, got {type(graph).__name__}")
+    nodes = list(graph.nodes)
+    position = {node: i for i, node in enumerate(nodes)}
+    m = graph.number_of_edges()
+    src = np.fromiter((position[u] for u, _ in graph.edges()), dtype=np.int64, count=m)
+    dst = np.fromiter((position[v] for _, v in graph.edges()), dtype=np.int64, count=m)
+    weights = None
+    if weight is not None and m and all(weight in data for _, _, data in graph.edges(data=True)):
+        weights = np.fromiter((data[weight] for _, _, data in graph.edges(data=True)), dtype=np.float64, count=m)
+    g = cls.from_edges(src, dst, weights, num_vertices=len(nodes), directed=graph.is_directed(), renumber=False, **options)
+    if nodes != list(range(len(nodes))):
+        labels = np.empty(len(nodes), dtype=object)
+        labels[:] = nodes
+        try:
+            labels = np.asarray(nodes)
+        except (ValueError, TypeError):  # ragged tuples and other labels numpy cannot stack stay objects
+            pass
+        if labels.ndim != 1:
+            labels = np.empty(len(nodes), dtype=object)
+            labels[:] = nodes
+        g.vertex_ids = labels
+    return g
+
+
+def from_table(
+    cls: type, table: Any, source: str, target: str, weight: str | None, directed: bool, **options: Any
+) -> Any:
+    """Graph from a pandas DataFrame or pyarrow Table; see `Graph.from_table`."""
+    columns = list(table.column_names) if hasattr(table, "column_names") else list(getattr(table, "columns", []))
+    for role, column in (("source", source), ("target", target), ("weight", weight)):
+        if column is not None and column not in columns:
+            raise GraphError(f"the edge table has no {role} column {column!r}; its columns are {columns}")
+
+    def column_array(column: str) -> np.ndarray:
+        values = table[column]
+        if hasattr(values, "to_numpy") and not hasattr(values, "index"):  # pyarrow ChunkedArray
+            return values.to_numpy()
+        return np.asarray(values)
+
+    weights = None if weight is None else column_array(weight)
+    return cls.from_edges(column_array(source), column_array(target), weights, directed=directed, **options)
