@@ -10,6 +10,7 @@ Policies (both reported in the build counts):
 - duplicate records (the same ordered ``(source, target)`` repeated) are dropped unless ``duplicates="keep"``; the arc
   kept carries the minimum weight of its copies. In an undirected graph ``(u, v)`` and ``(v, u)`` name the same edge: it
   is stored once in each direction, and the pair is not counted as a duplicate (files list undirected edges both ways).
+  With ``duplicates="keep"`` every record is an edge of its own, so such a pair becomes two parallel edges.
 """
 
 from __future__ import annotations
@@ -276,7 +277,7 @@ def from_scipy(cls: type, matrix: Any, directed: bool | None, **options: Any) ->
         raise GraphError(f"an adjacency matrix must be square, got shape {matrix.shape}")
     coo = matrix.tocoo()
     if directed is None:
-        directed = bool((abs(matrix - matrix.T) > 0).nnz) if matrix.nnz else True
+        directed = bool((abs(matrix - matrix.T) > 0).nnz)
     weights = None if coo.dtype == np.bool_ else coo.data
     return cls.from_edges(coo.row, coo.col, weights, num_vertices=matrix.shape[0], directed=directed, **options)
 
@@ -301,7 +302,7 @@ def from_networkx(cls: type, graph: Any, weight: str | None, **options: Any) -> 
             labels = np.asarray(nodes)
         except (ValueError, TypeError):  # ragged tuples and other labels numpy cannot stack stay objects
             pass
-        if labels.ndim != 1:
+        if labels.ndim != 1 or labels.tolist() != nodes:  # numpy coerced the labels (1 and "a" -> "1", "a")
             labels = np.empty(len(nodes), dtype=object)
             labels[:] = nodes
         g.vertex_ids = labels

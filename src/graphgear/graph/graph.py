@@ -91,8 +91,8 @@ class Graph:
         Vertex ids are 0..num_vertices-1; without num_vertices the id range is 0..max(id). Self-loops and duplicate
         records are dropped unless ``self_loops="keep"`` / ``duplicates="keep"`` (a duplicate keeps its minimum weight);
         `stats` reports both counts. ``renumber=True`` maps arbitrary labels (sparse ints, strings) to 0..V-1 in sorted
-        order and keeps them in ``vertex_ids``; the default renumbers only labels that are not integers. An undirected
-        graph (``directed=False``) stores both arcs of every edge.
+        order and keeps them in ``vertex_ids``; the default renumbers only labels that are not numbers (numbers must be
+        whole). An undirected graph (``directed=False``) stores both arcs of every edge.
         """
         for option, value in (("self_loops", self_loops), ("duplicates", duplicates)):
             if value not in _POLICIES:
@@ -111,10 +111,8 @@ class Graph:
             if w.size and not np.all(np.isfinite(w)):
                 i = int(np.argmin(np.isfinite(w)))
                 raise GraphError(f"weights[{i}] = {float(w[i])} is not a finite float32")
-        if renumber is None:
-            renumber = not (src_raw.dtype.kind in "iu" and dst_raw.dtype.kind in "iu") and not (
-                src_raw.size == 0 and src_raw.dtype.kind == "f"
-            )
+        if renumber is None:  # numbers are ids (floats must be whole); anything else (strings, objects) are labels
+            renumber = src_raw.dtype.kind not in "iuf" or dst_raw.dtype.kind not in "iuf"
         vertex_ids = None
         if renumber:
             if num_vertices is not None:
@@ -250,6 +248,9 @@ class Graph:
     def vertex_labels(self, index: Any) -> np.ndarray:
         """User labels of internal vertex indices (the indices themselves when the graph was not renumbered)."""
         index = np.asarray(index)
+        if index.size and (index.min() < 0 or index.max() >= self.num_vertices):
+            bad = index[(index < 0) | (index >= self.num_vertices)].flat[0]
+            raise GraphError(f"vertex index {bad} is out of range for {self.num_vertices} vertices")
         return index if self.vertex_ids is None else self.vertex_ids[index]
 
     # ---------------------------------------------------------------------------------------------------- exports

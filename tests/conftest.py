@@ -1,0 +1,39 @@
+"""Shared test fixtures: an isolated cache folder, the real graphs of ../shared/graphs, and the gpu mark."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_GRAPHS = Path(os.environ.get("GRAPHGEAR_SHARED_GRAPHS", REPO.parent / "shared" / "graphs"))
+
+# The ten real graphs and their expected counts (../shared/graphs/README.md): V, E, directed, weighted, max degree, WCC.
+REAL_GRAPHS = {
+    "road/luxembourg_osm.mtx": (114_599, 119_666, False, False, 6, 1),
+    "road/malta_osm.gr.gz": (34_714, 43_468, False, True, 6, 440),
+    "mesh/delaunay_n15.graph": (32_768, 98_274, False, False, 18, 1),
+    "mesh/rgg_n_2_15_s0.graph": (32_768, 160_240, False, False, 24, 6),
+    "mesh/wing.graph": (62_032, 121_544, False, False, 4, 1),
+    "social/email-Enron.txt.gz": (36_692, 183_831, False, False, 1_383, 1_065),
+    "social/facebook_combined.txt.gz": (4_039, 88_234, False, False, 1_045, 1),
+    "social/wiki-Vote.txt": (8_298, 103_689, True, False, 893, 1_207),
+    "citation/cit-HepTh.txt.gz": (27_770, 352_768, True, False, 562, 143),
+    "internet/as-caida20071105.txt.gz": (26_475, 53_381, False, False, 2_628, 1),
+}
+
+
+def real_graph(name: str) -> Path:
+    """Path of a real graph, or skip the test where ../shared/graphs is not present."""
+    path = SHARED_GRAPHS / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Every test writes binary caches to its own temporary folder, never to ~/.cache."""
+    monkeypatch.setenv("GRAPHGEAR_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
