@@ -25,10 +25,6 @@ from graphgear.graph.generate import (
 from graphgear.graph.graph import Graph
 
 
-def csr(g: Graph) -> tuple:
-    return g.offsets, g.indices, g.weights
-
-
 def same_csr(a: Graph, b: Graph) -> bool:
     if a.num_vertices != b.num_vertices or a.directed != b.directed:
         return False

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
@@ -148,7 +149,7 @@ class GeneratorSpec:
     seed: int = 0
 
     def __str__(self) -> str:
-        tokens = [self.kind, *(repr(p) if isinstance(p, float) else str(p) for p in self.params)]
+        tokens = [self.kind, *(repr(float(p)) if isinstance(p, float) else str(p) for p in self.params)]
         if self.weighted:
             tokens.append("w")
         if self.seed:
@@ -334,12 +335,25 @@ def _kronecker_records(
     dst = np.empty(m, dtype=np.int64)
     chunk = max(1, _CHUNK_DRAWS // scale)
     bits = rng.bit_generator
-    for start in range(0, m, chunk):
-        count = min(chunk, m - start)
-        raw = bits.random_raw(count * scale)
-        _kronecker_chunk(raw, scale, t_ab, t_a, t_c, perm, src, dst, start, count)
-        if bar is not None:
-            bar.advance(count)
+    if m <= chunk:
+        _kronecker_chunk(bits.random_raw(m * scale), scale, t_ab, t_a, t_c, perm, src, dst, 0, m)
+        return src, dst
+    # Pipelined: this thread draws chunk k+1 (serially, from the one stream) while a worker thread turns chunk k into
+    # records (the kernel releases the GIL and writes its own slice), so the result does not depend on the timing.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending: Future[None] | None = None
+        for start in range(0, m, chunk):
+            count = min(chunk, m - start)
+            raw = bits.random_raw(count * scale)
+            if pending is not None:
+                pending.result()
+                if bar is not None:
+                    bar.advance(chunk)
+            pending = pool.submit(_kronecker_chunk, raw, scale, t_ab, t_a, t_c, perm, src, dst, start, count)
+        assert pending is not None
+        pending.result()
+    if bar is not None:
+        bar.update(m)
     return src, dst
 
 

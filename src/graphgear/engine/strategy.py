@@ -1,0 +1,161 @@
+"""Strategy: one execution path of an operator — the whole strategy space of DESIGN.md as one frozen, validated value.
+
+A Strategy answers, for one iteration: which direction (push over out-edges or pull over in-edges), which
+synchronisation (a barrier per iteration or updates visible at once), which drive (the frontier only or every vertex),
+how the frontier is kept, and — on the GPU — how edges are spread over threads. Field by field:
+
+direction   push   atomics on destinations; cost ~ out-degree of the frontier                (SEP-Graph; Beamer)
+            pull   each candidate gathers from in-neighbours, no write conflicts, early exit possible
+sync        sync   one barrier (CPU) / one launch (GPU) per iteration; iteration i reads iteration i-1's values
+            async  updates visible at once; the worklist is drained in one persistent pass (SEP-Graph; Busato
+                   "single kernel call" with a grid barrier)
+drive       data   only the frontier's vertices work (DD)
+            topology  every vertex works every iteration (TD; MultiGraph's dense mode)
+frontier    vertex_queue  ids of active vertices, 2V memory accesses                              (Busato 3.3)
+            edge_queue    the frontier's edges, 2E accesses; best with node-based-1 on low, skewed degree
+            bitmap        one bit per vertex (dense; MultiGraphD, bottom-up BFS)
+            boolmap       one byte per vertex (dense, no bit twiddling)
+balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per vertex, ids broadcast by warp shuffle
+            twc           thread/warp/CTA bins by degree: Slota's hierarchical expansion = SEP-Graph CTA scheduling
+            warp_scan     warp-level prefix sum of degrees, edges staged in shared memory (local Manhattan collapse)
+            merge_path    device-wide binary search over an unordered prefix sum (global Manhattan collapse;
+                          Busato & Bombieri kernels A-B-C)
+            three_stage   MultiGraphS: deg % 32 by virtual warps of 4, the next % 256 by warps, the rest by the CTA
+supports    warp_gather, block_gather, supplementary_queues  (Busato: thresholds warp size, block size, half the
+            device's resident threads)
+dedup       none, warp_hash (after frontier load, warp level), block (after frontier load, block level),
+            atomic (atomicCAS test-and-set: exact, costly)
+lookup      status   plain status array
+            bitmask  one visited bit per vertex (L2-resident; good with random vertex labels)
+
+On the CPU backend direction, sync and drive take effect; the GPU-only fields are validated and recorded in the trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from ..errors import StrategyError
+
+__all__ = ["Strategy", "CHOICES", "parse_strategy"]
+
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "direction": ("push", "pull"),
+    "sync": ("sync", "async"),
+    "drive": ("data", "topology"),
+    "frontier": ("vertex_queue", "edge_queue", "bitmap", "boolmap"),
+    "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage"),
+    "group_size": (1, 4, 16, 32),
+    "dedup": ("none", "warp_hash", "block", "atomic"),
+    "lookup": ("status", "bitmask"),
+}
+SUPPORTS = ("warp_gather", "block_gather", "supplementary_queues")
+DENSE_FRONTIERS = ("bitmap", "boolmap")
+QUEUE_FRONTIERS = ("vertex_queue", "edge_queue")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One execution path. Construct with keywords, `Strategy.parse("direction=pull,drive=topology")` or `with_`.
+
+    Impossible combinations raise StrategyError at construction, so a Strategy that exists can run.
+    """
+
+    direction: str = "push"
+    sync: str = "sync"
+    drive: str = "data"
+    frontier: str = "vertex_queue"
+    balance: str = "twc"
+    group_size: int = 32
+    supports: frozenset[str] = field(default_factory=frozenset)
+    dedup: str = "none"
+    lookup: str = "status"
+
+    def __post_init__(self) -> None:
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise StrategyError(f"{name}={value!r} is not one of {', '.join(map(str, allowed))}")
+        supports = frozenset(self.supports if not isinstance(self.supports, str) else self.supports.split("+"))
+        supports -= {"", "none"}
+        unknown = supports - set(SUPPORTS)
+        if unknown:
+            raise StrategyError(f"supports={'+'.join(sorted(unknown))} is not among {', '.join(SUPPORTS)}")
+        object.__setattr__(self, "supports", supports)
+        self._check_combination()
+
+    def _check_combination(self) -> None:
+        if self.direction == "pull" and self.frontier == "edge_queue":
+            raise StrategyError("pull gathers per destination vertex: it cannot read an edge queue (use bitmap/boolmap)")
+        if self.drive == "topology" and self.frontier == "edge_queue":
+            raise StrategyError("topology drive visits every vertex: an edge queue has nothing to hold")
+        if self.direction == "pull" and self.supports:
+            raise StrategyError("warp/block gathering and supplementary queues balance push expansion, not pull")
+        if self.dedup != "none" and (self.frontier not in QUEUE_FRONTIERS or self.drive == "topology"):
+            raise StrategyError("duplicate removal applies to a data-driven queue frontier (vertex_queue/edge_queue)")
+        if self.balance != "vertex_group" and self.group_size != 32:
+            raise StrategyError(f"group_size applies to balance=vertex_group only, not balance={self.balance}")
+
+    # ------------------------------------------------------------------------------------------------------ forms
+    @classmethod
+    def parse(cls, text: str) -> Strategy:
+        """Strategy from its short string form, e.g. ``direction=pull,drive=topology`` or ``balance=vertex_group,
+        group_size=4,supports=warp_gather+block_gather``. Unnamed fields keep their defaults."""
+        return parse_strategy(text)
+
+    def with_(self, **changes: Any) -> Strategy:
+        """A copy with some fields changed (validated again)."""
+        unknown = set(changes) - {f.name for f in fields(self)}
+        if unknown:
+            raise StrategyError(f"unknown Strategy field(s) {', '.join(sorted(unknown))}; fields: {', '.join(_names())}")
+        return replace(self, **changes)
+
+    @property
+    def path(self) -> str:
+        """SEP-Graph's name of the execution path, e.g. ``sync-push-dd``."""
+        return f"{self.sync}-{self.direction}-{'dd' if self.drive == 'data' else 'td'}"
+
+    def __str__(self) -> str:
+        """The short form, naming only the fields that differ from the defaults (`parse` reads it back)."""
+        default = Strategy()
+        parts = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value != getattr(default, f.name):
+                parts.append(f"{f.name}={'+'.join(sorted(value)) if f.name == 'supports' else value}")
+        return ",".join(parts) or "default"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, JSON-ready (supports as a sorted list)."""
+        return {f.name: sorted(getattr(self, f.name)) if f.name == "supports" else getattr(self, f.name) for f in fields(self)}
+
+
+def _names() -> list[str]:
+    return [f.name for f in fields(Strategy)]
+
+
+def parse_strategy(text: str) -> Strategy:
+    """Parse ``key=value`` pairs separated by commas (see `Strategy.parse`); ``default`` or empty gives Strategy()."""
+    text = text.strip()
+    if text in ("", "default"):
+        return Strategy()
+    values: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise StrategyError(f"strategy {text!r}: expected key=value pairs separated by commas, got {part!r}")
+        if key not in _names():
+            raise StrategyError(f"strategy {text!r}: unknown field {key!r}; fields: {', '.join(_names())}")
+        if key in values:
+            raise StrategyError(f"strategy {text!r}: {key} given twice")
+        if key == "group_size":
+            if not value.isdigit():
+                raise StrategyError(f"strategy {text!r}: group_size must be one of 1, 4, 16, 32, got {value!r}")
+            values[key] = int(value)
+        elif key == "supports":
+            values[key] = frozenset(value.split("+"))
+        else:
+            values[key] = value
+    return Strategy(**values)
