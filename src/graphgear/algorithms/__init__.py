@@ -1,0 +1,1 @@
+"""One module per algorithm: a loop of operator calls and its functors, no kernels, no backend branches."""

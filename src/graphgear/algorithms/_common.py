@@ -1,0 +1,64 @@
+"""Pieces shared by the algorithms: argument checks, labels 0..C-1, predecessors from distances."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..errors import GraphError
+from ..functor import Functor
+from ..operators import ACTIVATE, STOP
+
+
+def resolve_source(graph: Any, source: Any) -> int:
+    """Internal index of a source vertex given in the user's ids; a clear error when it is not in the graph."""
+    if source is None:
+        raise GraphError("a source vertex is required")
+    if graph.num_vertices == 0:
+        raise GraphError("the graph has no vertices, so it has no source vertex")
+    return int(graph.vertex_index(source))
+
+
+def canonical_labels(labels: np.ndarray) -> np.ndarray:
+    """Renumber component labels to 0..C-1 in order of each component's smallest vertex."""
+    labels = np.asarray(labels)
+    if labels.size == 0:
+        return labels.astype(np.int64)
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[inverse].astype(np.int64)
+
+
+@numba.njit(nogil=True)
+def _parent_candidate(v, state):  # pragma: no cover - numba
+    dist, pred, source = state
+    return v != source[0] and dist[v] < np.inf
+
+
+@numba.njit(nogil=True)
+def _parent(v, u, w, state):  # pragma: no cover - numba
+    dist, pred, source = state
+    if dist[u] + w == dist[v]:
+        pred[v] = u
+        return ACTIVATE | STOP
+    return 0
+
+
+PARENT_CANDIDATE = Functor("parent_candidate", _parent_candidate)
+PARENT = Functor("parent", _parent)
+
+
+def predecessors_from_distances(backend: Any, G: Any, strategy: Any, dist: Any, source: int, unit_weights: bool) -> Any:
+    """pred[v] = the smallest-id in-neighbour u with dist[u] + w(u, v) == dist[v] (a shortest-path tree), -1 for the
+    source and unreachable vertices. One pull pass over the CSC, race-free (each vertex writes its own entry)."""
+    xp = backend.xp
+    pred = xp.full(G.num_vertices, -1, dtype=np.int64)
+    state = (dist, pred, xp.asarray([source], dtype=np.int64))
+    if unit_weights and G.weighted:
+        raise GraphError("unit_weights needs an unweighted device graph")
+    backend.pull(G, None, PARENT, strategy, state, PARENT_CANDIDATE)
+    return pred

@@ -1,0 +1,106 @@
+"""The public algorithm functions (``import graphgear as gg; gg.bfs(g, 0)``): a stable contract for other tools.
+
+Every function takes ``backend="auto"|"cpu"|"cuda"`` and ``strategy="auto"|"static"|"adaptive"|Strategy|str`` (a
+Strategy's short form such as ``"direction=pull,drive=topology"``); every result has ``.trace`` (one row per
+iteration) and ``.to_pandas()``. Argument names follow NetworkX and cuGraph. A graph argument may also be a file path
+or a generator spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .graph.graph import Graph
+
+__all__ = [
+    "bfs",
+    "sssp",
+    "pagerank",
+    "connected_components",
+    "strongly_connected_components",
+    "betweenness_centrality",
+    "color_propagation",
+    "ALGORITHMS",
+]
+
+
+def _graph(graph: Any) -> Graph:
+    if isinstance(graph, Graph):
+        return graph
+    from .graph.io import load
+
+    return load(graph)
+
+
+def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto") -> Any:
+    """Breadth-first search from `source`: ``.distances`` (int64 hops, -1 unreachable) and ``.predecessors`` (-1 none).
+    Top-down, bottom-up or direction-optimising by strategy (see `graphgear.algorithms.bfs`)."""
+    from .algorithms.bfs import bfs as run
+
+    return run(_graph(graph), source, backend=backend, strategy=strategy)
+
+
+def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",
+         strategy: Any = "auto") -> Any:
+    """Single-source shortest paths: ``.distances`` (float64, inf unreachable) and ``.predecessors``.
+    ``method`` is "delta_stepping" (near-far), "bellman_ford" or "auto"; weights must be non-negative; an unweighted
+    graph runs BFS."""
+    from .algorithms.sssp import sssp as run
+
+    return run(_graph(graph), source, method=method, delta=delta, backend=backend, strategy=strategy)
+
+
+def pagerank(graph: Any, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, personalization: Any = None, *,
+             nstart: Any = None, dangling: Any = None, method: str = "auto", backend: Any = "auto",
+             strategy: Any = "auto") -> Any:
+    """PageRank as networkx.pagerank defines it (alpha, max_iter, tol, personalization, dangling vertices):
+    ``.ranks`` sums to 1. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto"."""
+    from .algorithms.pagerank import pagerank as run
+
+    return run(_graph(graph), alpha=alpha, tol=tol, max_iter=max_iter, personalization=personalization, nstart=nstart,
+               dangling=dangling, method=method, backend=backend, strategy=strategy)
+
+
+def connected_components(graph: Any, *, method: str = "auto", backend: Any = "auto", strategy: Any = "auto") -> Any:
+    """Weakly connected components: ``.labels`` numbered 0..C-1. ``method`` is "label_propagation", "afforest" or
+    "auto"."""
+    from .algorithms.connected_components import connected_components as run
+
+    return run(_graph(graph), method=method, backend=backend, strategy=strategy)
+
+
+def strongly_connected_components(graph: Any, *, backend: Any = "auto", strategy: Any = "auto") -> Any:
+    """Strongly connected components by Multistep (trim, forward-backward, coloring): ``.labels`` 0..C-1."""
+    from .algorithms.scc import strongly_connected_components as run
+
+    return run(_graph(graph), backend=backend, strategy=strategy)
+
+
+def betweenness_centrality(graph: Any, k: int | None = None, normalized: bool = True, endpoints: bool = False,
+                           seed: Any = None, sources: Any = None, *, backend: Any = "auto",
+                           strategy: Any = "auto") -> Any:
+    """Brandes betweenness centrality as networkx defines it: all sources, `k` sampled sources (with `seed`), or the
+    given `sources` (``sources=[s]`` is the papers' single-source BC). ``.centrality``."""
+    from .algorithms.betweenness import betweenness_centrality as run
+
+    return run(_graph(graph), k=k, normalized=normalized, endpoints=endpoints, seed=seed, sources=sources,
+               backend=backend, strategy=strategy)
+
+
+def color_propagation(graph: Any, *, backend: Any = "auto", strategy: Any = "auto") -> Any:
+    """Slota et al.'s color propagation: ``.colors[v]`` is the largest vertex id that reaches v (max-label propagation
+    until nothing changes)."""
+    from .algorithms.color_propagation import color_propagation as run
+
+    return run(_graph(graph), backend=backend, strategy=strategy)
+
+
+ALGORITHMS = {
+    "bfs": bfs,
+    "sssp": sssp,
+    "pagerank": pagerank,
+    "cc": connected_components,
+    "scc": strongly_connected_components,
+    "bc": betweenness_centrality,
+    "color": color_propagation,
+}

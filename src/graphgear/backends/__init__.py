@@ -1,0 +1,56 @@
+"""Backends carry the operators out: `cpu` (numba, always there) and `cuda` (CuPy + NVRTC kernels, with a GPU).
+
+`get_backend("auto")` picks the GPU when CuPy sees one, else the CPU. Algorithms never branch on the backend: they call
+its operators.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import BackendError
+
+__all__ = ["get_backend", "cuda_available", "BACKENDS"]
+
+BACKENDS = ("auto", "cpu", "cuda")
+_instances: dict[str, Any] = {}
+
+
+def cuda_available() -> bool:
+    """Whether CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no CuPy, no driver, no device: all mean "no"
+        return False
+
+
+def get_backend(name: Any = "auto") -> Any:
+    """The backend object for "auto", "cpu" or "cuda" (a backend object passes through)."""
+    if not isinstance(name, str):
+        return name
+    if name not in BACKENDS:
+        raise BackendError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    if name == "auto":
+        name = "cuda" if cuda_available() and _has_cuda_backend() else "cpu"
+    if name not in _instances:
+        if name == "cpu":
+            from .cpu import CpuBackend
+
+            _instances[name] = CpuBackend()
+        else:
+            if not cuda_available():
+                raise BackendError("backend='cuda' needs CuPy and an NVIDIA GPU; none was found (pip install graphgear[cuda13])")
+            if not _has_cuda_backend():
+                raise BackendError("the CUDA backend is not part of this graphgear build yet; use backend='cpu'")
+            from .cuda import CudaBackend  # pragma: no cover - GPU only
+
+            _instances[name] = CudaBackend()  # pragma: no cover - GPU only
+    return _instances[name]
+
+
+def _has_cuda_backend() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(f"{__name__}.cuda") is not None

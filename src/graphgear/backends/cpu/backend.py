@@ -1,0 +1,233 @@
+"""CpuBackend: the operator contract of DESIGN.md on the CPU (NumPy arrays, numba kernels).
+
+On the CPU the Strategy fields direction, drive and sync take effect; frontier kind, balance, supports, dedup and
+lookup shape GPU kernels only: they are validated by Strategy and recorded in the trace, and the CPU always removes
+duplicates exactly (a test-and-set per vertex) so frontier sizes are the same on every path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...errors import StrategyError
+from ...frontier import Frontier
+from ...functor import cpu_function
+from . import operators as ops
+from . import programs as prog
+
+@dataclass
+class CpuGraph:
+    """The arrays the CPU kernels read, cached on the Graph (``g.device_cache["cpu"]``)."""
+
+    graph: Any
+    offsets: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray  # float32[A], or float32[0] when unweighted
+    weighted: bool
+    out_degree: np.ndarray
+    num_vertices: int
+    num_arcs: int
+    _csc: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(offsets, sources, weights) of the in-edges."""
+        if self._csc is None:
+            t_offsets, t_indices, t_weights = self.graph.csc()
+            self._csc = (t_offsets, t_indices, t_weights if t_weights is not None else self.weights)
+        return self._csc
+
+
+@dataclass
+class ProgramState:
+    """Per-vertex arrays of a running vertex program and its compiled pieces (see programs.py)."""
+
+    value: np.ndarray
+    buffer: np.ndarray
+    message: np.ndarray
+    send: np.ndarray
+    params: np.ndarray
+    compute: Any
+    edge: Any
+    settled: Any
+    monoid: int
+    first_wins: bool
+    skip_settled: bool
+    touched: np.ndarray
+    queued: np.ndarray
+
+
+class CpuBackend:
+    """The CPU backend. Stateless apart from scratch buffers; one instance serves every graph."""
+
+    name = "cpu"
+    xp = np
+
+    # --------------------------------------------------------------------------------------------------- memory
+    def graph(self, g: Any) -> CpuGraph:
+        """The CPU arrays of Graph g (built once, cached on g)."""
+        cached = g.device_cache.get("cpu")
+        if cached is None:
+            weights = g.weights if g.weights is not None else np.empty(0, np.float32)
+            cached = CpuGraph(g, g.offsets, g.indices, weights, g.weights is not None, g.out_degree(), g.num_vertices, g.num_arcs)
+            g.device_cache["cpu"] = cached
+        return cached
+
+    def to_host(self, array: Any) -> np.ndarray:
+        return np.asarray(array)
+
+    def asarray(self, array: Any, dtype: Any = None) -> np.ndarray:
+        return np.asarray(array, dtype=dtype)
+
+    # --------------------------------------------------------------------------------------------------- advance
+    def advance(self, G: CpuGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
+        """Push from the frontier's vertices over their out-edges; returns the activated vertices."""
+        f = cpu_function(functor)
+        n = G.num_vertices
+        if strategy.sync == "async":
+            queued = np.zeros(n, dtype=np.int8)
+            ops.advance_async(G.offsets, G.indices, G.weights, G.weighted, frontier.vertices(), f, state, queued)
+            return Frontier.empty(n)
+        if strategy.drive == "topology" or frontier.is_dense:
+            next_mask = np.zeros(n, dtype=np.bool_)
+            ops.advance_mask(G.offsets, G.indices, G.weights, G.weighted, frontier.to_dense().mask, f, state, next_mask)
+            out = Frontier.from_mask(next_mask)
+            return out if strategy.frontier in ("bitmap", "boolmap") else out.to_sparse()
+        touched = np.zeros(n, dtype=np.int8)
+        out = np.empty(n, dtype=np.int64)
+        counter = np.zeros(1, dtype=np.int64)
+        ops.advance_queue(G.offsets, G.indices, G.weights, G.weighted, frontier.queue, f, state, touched, out, counter)
+        result = Frontier.from_vertices(out[: counter[0]], n)
+        return result.to_dense() if strategy.frontier in ("bitmap", "boolmap") else result
+
+    # --------------------------------------------------------------------------------------------------- pull
+    def pull(
+        self, G: CpuGraph, frontier: Frontier | None, functor: Any, strategy: Any, state: tuple, candidate: Any
+    ) -> Frontier:
+        """Every candidate vertex scans its in-edges from active sources (all sources when frontier is None)."""
+        f, c = cpu_function(functor), cpu_function(candidate)
+        t_offsets, t_indices, t_weights = G.csc()
+        n = G.num_vertices
+        active = frontier.to_dense().mask if frontier is not None else np.zeros(1, dtype=np.bool_)
+        next_mask = np.zeros(n, dtype=np.bool_)
+        kernel = ops.pull_async if strategy.sync == "async" else ops.pull_mask
+        kernel(t_offsets, t_indices, t_weights, G.weighted, active, frontier is None, c, f, state, next_mask)
+        return Frontier.from_mask(next_mask)
+
+    # --------------------------------------------------------------------------------------------------- filter etc.
+    def filter(self, frontier: Frontier, predicate: Any, state: tuple) -> Frontier:
+        """The frontier's vertices for which predicate(v, state) holds (same representation)."""
+        p = cpu_function(predicate)
+        if frontier.is_dense:
+            keep = np.zeros(frontier.num_vertices, dtype=np.bool_)
+            ops.filter_mask(frontier.mask, p, state, keep)
+            return Frontier.from_mask(keep)
+        keep = np.zeros(frontier.size, dtype=np.bool_)
+        ops.filter_queue(frontier.queue, p, state, keep)
+        return Frontier.from_vertices(frontier.queue[keep], frontier.num_vertices)
+
+    def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None) -> None:
+        """functor(v, state) for every vertex of the frontier (every vertex when frontier is None)."""
+        f = cpu_function(functor)
+        if frontier is None:
+            ops.for_each_all(int(num_vertices), f, state)
+        else:
+            ops.for_each_queue(frontier.vertices(), f, state)
+
+    def neighbor_reduce(
+        self, G: CpuGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in", out: Any = None
+    ) -> np.ndarray:
+        """out[v] = sum/min/max over v's in- (or out-) neighbours u of map_fn(v, u, w, state): a topology-driven
+        gather such as PageRank's pull."""
+        codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
+        if monoid not in codes:
+            raise StrategyError(f"neighbor_reduce monoid must be min, max or sum, got {monoid!r}")
+        offsets, indices, weights = G.csc() if direction == "in" else (G.offsets, G.indices, G.weights)
+        out = np.empty(G.num_vertices, dtype=np.float64) if out is None else out
+        code, identity = codes[monoid]
+        ops.neighbor_reduce(offsets, indices, weights, G.weighted, cpu_function(map_fn), state, code, identity, out)
+        return out
+
+    # --------------------------------------------------------------------------------------------------- programs
+    def program_state(self, G: CpuGraph, program: Any, value: np.ndarray, buffer: np.ndarray, params: np.ndarray) -> ProgramState:
+        """Arrays and compiled functions of a vertex program about to run on G."""
+        n = G.num_vertices
+        monoid = prog.MONOIDS[program.accumulate]
+        identity = prog.IDENTITY[monoid]
+        return ProgramState(
+            value=np.ascontiguousarray(value, dtype=np.float64),
+            buffer=np.ascontiguousarray(buffer, dtype=np.float64),
+            message=np.full(n, identity, dtype=np.float64),
+            send=np.zeros(n, dtype=np.bool_),
+            params=np.ascontiguousarray(params, dtype=np.float64),
+            compute=cpu_function(program.compute),
+            edge=cpu_function(program.edge),
+            settled=cpu_function(program.settled),
+            monoid=monoid,
+            first_wins=program.first_wins,
+            skip_settled=program.skip_settled,
+            touched=np.zeros(n, dtype=np.int8),
+            queued=np.zeros(n, dtype=np.int8),
+        )
+
+    def program_round(self, G: CpuGraph, s: ProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
+        """One round of the program under `strategy`; returns (next worklist, edges processed)."""
+        n = G.num_vertices
+        if strategy.sync == "async":
+            return self._program_async(G, s, worklist, strategy)
+        if strategy.drive == "topology":
+            prog.compute_all(s.value, s.buffer, s.message, G.out_degree, s.send, s.compute, s.params)
+            senders = Frontier.from_mask(s.send.copy())
+        else:
+            vertices = worklist.vertices()
+            s.send[:] = False
+            prog.compute_vertices(vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.compute, s.params)
+            senders = Frontier.from_vertices(vertices[s.send[vertices]], n)
+        if strategy.direction == "push":
+            queue = senders.vertices()
+            out = np.empty(n, dtype=np.int64)
+            counter = np.zeros(1, dtype=np.int64)
+            prog.push_sync(
+                G.offsets, G.indices, G.weights, G.weighted, queue, s.message, s.buffer, s.buffer.view(np.int64),
+                s.touched, out, counter, s.edge, s.params, s.monoid,
+            )
+            touched = out[: counter[0]]
+            s.touched[touched] = 0
+            return Frontier.from_vertices(touched, n), senders.out_edges(G.out_degree)
+        t_offsets, t_indices, t_weights = G.csc()
+        sender_mask = senders.to_dense().mask
+        prog.pull_sync(
+            t_offsets, t_indices, t_weights, G.weighted, sender_mask, s.message, s.buffer, s.value, s.touched,
+            s.settled, s.edge, s.params, s.monoid, s.first_wins, s.skip_settled and strategy.drive == "data",
+        )
+        next_mask = s.touched.astype(np.bool_)
+        s.touched[:] = 0
+        return Frontier.from_mask(next_mask), G.num_arcs
+
+    def _program_async(self, G: CpuGraph, s: ProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
+        n = G.num_vertices
+        if strategy.direction == "pull":
+            if s.monoid == prog.SUM:
+                raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
+            t_offsets, t_indices, t_weights = G.csc()
+            # the worklist's vertices computed first, so their messages are current before the sweep reads them
+            vertices = worklist.vertices()
+            prog.compute_vertices(vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.compute, s.params)
+            senders, scanned = prog.pull_async(
+                t_offsets, t_indices, t_weights, G.weighted, s.value, s.buffer, s.message, G.out_degree, s.settled,
+                s.compute, s.edge, s.params, s.monoid, False,  # "settled" holds between sync rounds only
+            )
+            return (Frontier.all_vertices(n) if senders else Frontier.empty(n)), int(scanned)
+        if strategy.drive == "topology":
+            senders, pushed = prog.push_async_topology(
+                G.offsets, G.indices, G.weights, G.weighted, s.value, s.buffer, s.message, G.out_degree, s.compute,
+                s.edge, s.params, s.monoid,
+            )
+            return (Frontier.all_vertices(n) if senders else Frontier.empty(n)), int(pushed)
+        _, pushed = prog.push_async_data(
+            G.offsets, G.indices, G.weights, G.weighted, worklist.vertices(), s.value, s.buffer, s.message,
+            G.out_degree, s.queued, s.compute, s.edge, s.params, s.monoid,
+        )
+        return Frontier.empty(n), int(pushed)

@@ -1,0 +1,166 @@
+"""CPU kernels of the generic operators: advance (push), pull, filter, for_each_vertex, neighbor_reduce.
+
+Each takes a functor (a numba function) and a state tuple of arrays the functor reads and writes. Functor contracts:
+
+    advance   f(u, v, w, state) -> bool     v joins the next frontier when True (push over out-edges of u)
+    pull      f(v, u, w, state) -> int      bit ACTIVATE: v joins the next frontier; bit STOP: stop scanning v's
+                                            in-edges (bottom-up BFS's early exit). Called for active sources u only.
+    candidate c(v, state) -> bool           which vertices pull at all (e.g. the unvisited ones)
+    filter    p(v, state) -> bool           keep v
+    for_each  f(v, state) -> None
+    reduce    m(v, u, w, state) -> float    one neighbour's term of v's reduction (sum/min/max)
+
+Parallel loops use the atomics of atomics.py where several threads may write one place; a functor that updates shared
+state must use them too (`atomic_cas` to claim a vertex, `atomic_add` to count). Async advance drains one FIFO worklist
+on one thread, so its functors may update plainly.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ...operators import ACTIVATE, STOP
+from .atomics import atomic_add, atomic_cas
+
+
+@numba.njit(inline="always", nogil=True)
+def _weight(weights, k, weighted):  # pragma: no cover - numba
+    return weights[k] if weighted else 1.0
+
+
+@numba.njit(parallel=True, nogil=True)
+def advance_queue(offsets, indices, weights, weighted, queue, functor, state, touched, out, counter):  # pragma: no cover
+    """Sync push over a vertex queue; every activated vertex is appended once (touched = test-and-set)."""
+    for i in numba.prange(queue.shape[0]):
+        u = queue[i]
+        for k in range(offsets[u], offsets[u + 1]):
+            v = indices[k]
+            if functor(u, v, _weight(weights, k, weighted), state):
+                if touched[v] == 0 and atomic_cas(touched, v, 0, 1) == 0:
+                    out[atomic_add(counter, 0, 1)] = v
+
+
+@numba.njit(parallel=True, nogil=True)
+def advance_mask(offsets, indices, weights, weighted, mask, functor, state, next_mask):  # pragma: no cover
+    """Sync push, topology-driven: scan every vertex, expand the active ones; the next frontier is a bool map."""
+    for u in numba.prange(offsets.shape[0] - 1):
+        if not mask[u]:
+            continue
+        for k in range(offsets[u], offsets[u + 1]):
+            v = indices[k]
+            if functor(u, v, _weight(weights, k, weighted), state):
+                next_mask[v] = True
+
+
+@numba.njit(nogil=True)
+def advance_async(offsets, indices, weights, weighted, worklist, functor, state, queued):  # pragma: no cover
+    """Async push: drain one FIFO worklist, activated vertices join the same worklist at once. Returns
+    (vertices expanded, edges visited)."""
+    n = offsets.shape[0] - 1
+    cap = n + 1
+    ring = np.empty(cap, dtype=np.int64)
+    head = 0
+    tail = 0
+    for i in range(worklist.shape[0]):
+        v = worklist[i]
+        if queued[v] == 0:
+            queued[v] = 1
+            ring[tail] = v
+            tail += 1
+    expanded = 0
+    visited = 0
+    while head != tail:
+        u = ring[head]
+        head = head + 1 if head + 1 < cap else 0
+        queued[u] = 0
+        expanded += 1
+        for k in range(offsets[u], offsets[u + 1]):
+            v = indices[k]
+            visited += 1
+            if functor(u, v, _weight(weights, k, weighted), state) and queued[v] == 0:
+                queued[v] = 1
+                ring[tail] = v
+                tail = tail + 1 if tail + 1 < cap else 0
+    return expanded, visited
+
+
+@numba.njit(parallel=True, nogil=True)
+def pull_mask(t_offsets, t_indices, t_weights, weighted, active, all_active, candidate, functor, state, next_mask):  # pragma: no cover
+    """Sync pull: each candidate v scans its in-edges from active sources; returns the edges scanned."""
+    scanned = 0
+    for v in numba.prange(t_offsets.shape[0] - 1):
+        next_mask[v] = False
+        if not candidate(v, state):
+            continue
+        for k in range(t_offsets[v], t_offsets[v + 1]):
+            u = t_indices[k]
+            if all_active or active[u]:
+                scanned += 1
+                r = functor(v, u, _weight(t_weights, k, weighted), state)
+                if r & ACTIVATE:
+                    next_mask[v] = True
+                if r & STOP:
+                    break
+    return scanned
+
+
+@numba.njit(nogil=True)
+def pull_async(t_offsets, t_indices, t_weights, weighted, active, all_active, candidate, functor, state, next_mask):  # pragma: no cover
+    """Async pull: one sweep in id order; a vertex activated earlier in the sweep is already an active source."""
+    scanned = 0
+    for v in range(t_offsets.shape[0] - 1):
+        next_mask[v] = False
+        if not candidate(v, state):
+            continue
+        for k in range(t_offsets[v], t_offsets[v + 1]):
+            u = t_indices[k]
+            if all_active or active[u] or next_mask[u]:
+                scanned += 1
+                r = functor(v, u, _weight(t_weights, k, weighted), state)
+                if r & ACTIVATE:
+                    next_mask[v] = True
+                if r & STOP:
+                    break
+    return scanned
+
+
+@numba.njit(parallel=True, nogil=True)
+def filter_queue(queue, predicate, state, keep):  # pragma: no cover
+    for i in numba.prange(queue.shape[0]):
+        keep[i] = predicate(queue[i], state)
+
+
+@numba.njit(parallel=True, nogil=True)
+def filter_mask(mask, predicate, state, keep):  # pragma: no cover
+    for v in numba.prange(mask.shape[0]):
+        keep[v] = mask[v] and predicate(v, state)
+
+
+@numba.njit(parallel=True, nogil=True)
+def for_each_queue(queue, functor, state):  # pragma: no cover
+    for i in numba.prange(queue.shape[0]):
+        functor(queue[i], state)
+
+
+@numba.njit(parallel=True, nogil=True)
+def for_each_all(n, functor, state):  # pragma: no cover
+    for v in numba.prange(n):
+        functor(v, state)
+
+
+@numba.njit(parallel=True, nogil=True)
+def neighbor_reduce(offsets, indices, weights, weighted, map_fn, state, monoid, identity, out):  # pragma: no cover
+    """out[v] = reduce over v's neighbours u (a row of the given CSR/CSC) of map_fn(v, u, w, state); monoid 0 = min,
+    1 = max, 2 = sum. A row per thread."""
+    for v in numba.prange(offsets.shape[0] - 1):
+        acc = identity
+        for k in range(offsets[v], offsets[v + 1]):
+            x = map_fn(v, indices[k], _weight(weights, k, weighted), state)
+            if monoid == 2:
+                acc += x
+            elif monoid == 0:
+                acc = min(acc, x)
+            else:
+                acc = max(acc, x)
+        out[v] = acc

@@ -1,0 +1,269 @@
+"""Controllers: each iteration, choose the Strategy the operators run with, and say why.
+
+fixed     one Strategy throughout.
+static    Busato & Bombieri's configuration table (Table 1) from average degree, Gini coefficient and maximum degree:
+          load balancing, supports, frontier queue, single vs multiple kernel calls, duplicate removal, bitmask.
+adaptive  SEP-Graph. Traversals (BFS, SSSP, BC), Algorithm 2: start with push; E' = gamma |E|, minus outDegree(A)
+          after every push round; switch to pull when outDegree(A) > E' / alpha, back to push when |A| < |V| / beta;
+          never switch when |E| / |V| < delta (a high-diameter graph runs one async push-dd pass). Iterative
+          algorithms (delta-PageRank, label propagation), Algorithm 1: run each candidate path once, normalise its
+          time by its work, then each round predict every candidate's time from the current active set and run the
+          fastest, updating the normalised time after each round.
+auto      static + adaptive (the default): the table fixes the GPU fields, the adaptive rules steer direction,
+          synchronisation and drive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import StrategyError
+from .strategy import Strategy, parse_strategy
+
+__all__ = [
+    "IterationInfo",
+    "Decision",
+    "Controller",
+    "FixedController",
+    "StaticController",
+    "TraversalController",
+    "IterativeController",
+    "configuration_table",
+    "make_controller",
+    "CONTROLLERS",
+]
+
+CONTROLLERS = ("auto", "static", "adaptive")
+ALPHA, BETA, GAMMA, DELTA = 15.0, 2.0, 1.0, 5.0  # SEP-Graph Algorithm 2, the paper's values
+WARP_SIZE, BLOCK_SIZE = 32, 256
+RESIDENT_THREADS = 132 * 2048  # an H100 SXM: 132 SMs x 2048 threads (supplementary queues at half of it)
+SYNTHETIC_GENERATORS = ("kron:", "rmat:", "er:")  # randomly labelled graphs: bitmask status lookup pays off
+
+
+@dataclass(frozen=True)
+class IterationInfo:
+    """What a controller knows before an iteration: the active set and the graph's size."""
+
+    iteration: int
+    frontier_vertices: int
+    frontier_edges: int  # outDegree(A): the out-edges of the active vertices
+    num_vertices: int
+    num_edges: int  # stored arcs
+
+
+@dataclass(frozen=True)
+class Decision:
+    strategy: Strategy
+    decision: str  # a short label for the trace: "push", "pull", "sync-pull-td", ...
+    reason: str
+
+
+class Controller:
+    """Base class: `choose` before each iteration, `observe` after it with the time it took."""
+
+    name = "controller"
+
+    def choose(self, info: IterationInfo) -> Decision:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def observe(self, decision: Decision, info: IterationInfo, seconds: float) -> None:
+        """Learn from the iteration just run (adaptive controllers); the default ignores it."""
+
+
+class FixedController(Controller):
+    """The same Strategy every iteration."""
+
+    name = "fixed"
+
+    def __init__(self, strategy: Strategy, reason: str = "fixed by the caller") -> None:
+        self.strategy = strategy
+        self.reason = reason
+
+    def choose(self, info: IterationInfo) -> Decision:
+        return Decision(self.strategy, self.strategy.path, self.reason)
+
+
+# ------------------------------------------------------------------------------------------ configuration table
+
+
+def configuration_table(stats: dict[str, Any], name: str = "", resident_threads: int = RESIDENT_THREADS) -> tuple[Strategy, str]:
+    """Busato & Bombieri, Table 1: a push Strategy and the rules that produced it, from avg/max degree and Gini."""
+    avg, gini, max_degree = stats["avg_degree"], stats["gini"], stats["max_degree"]
+    why = []
+    frontier, group = "vertex_queue", 32
+    if avg < 5 and gini >= 0.2:
+        balance, group, frontier = "vertex_group", 1, "edge_queue"
+        why.append(f"avg degree {avg:.1f} < 5, Gini {gini:.2f} >= 0.2: node-based-1 + edge queue")
+    elif avg < 5:
+        balance, group = "vertex_group", 4
+        why.append(f"avg degree {avg:.1f} < 5, Gini {gini:.2f} < 0.2: node-based-4")
+    elif avg > 2 * WARP_SIZE and gini < 0.3:
+        balance, group = "vertex_group", 32
+        why.append(f"avg degree {avg:.1f} > 64, Gini {gini:.2f} < 0.3: node-based-32 with shuffle")
+    elif avg > WARP_SIZE and gini < 0.3:
+        balance, group = "vertex_group", 16
+        why.append(f"avg degree {avg:.1f} > 32, Gini {gini:.2f} < 0.3: node-based-16 with shuffle")
+    else:
+        balance = "warp_scan"
+        why.append(f"avg degree {avg:.1f}, Gini {gini:.2f}: warp-level scan")
+    supports = set()
+    if max_degree > WARP_SIZE:
+        supports.add("warp_gather")
+    if max_degree > BLOCK_SIZE:
+        supports.add("block_gather")
+    if max_degree > resident_threads // 2:
+        supports.add("supplementary_queues")
+    if supports:
+        why.append(f"max degree {max_degree:,}: {'+'.join(sorted(supports))}")
+    multiple = avg > 20 or gini >= 0.6
+    sync = "sync" if multiple else "async"
+    why.append("multiple kernel calls (avg degree > 20 or Gini >= 0.6)" if multiple else "single kernel call (likely high diameter)")
+    dedup = "warp_hash" if balance == "warp_scan" else "block"
+    lookup = "bitmask" if name.startswith(SYNTHETIC_GENERATORS) else "status"
+    if lookup == "bitmask":
+        why.append("bitmask lookup (synthetic, randomly labelled)")
+    strategy = Strategy(
+        sync=sync, frontier=frontier, balance=balance, group_size=group if balance == "vertex_group" else 32,
+        supports=frozenset(supports), dedup=dedup, lookup=lookup,
+    )
+    return strategy, "; ".join(why)
+
+
+class StaticController(FixedController):
+    """The configuration table's Strategy, fixed for the whole run."""
+
+    name = "static"
+
+    def __init__(self, graph: Any) -> None:
+        strategy, why = configuration_table(graph.stats(), graph.name)
+        super().__init__(strategy, f"configuration table: {why}")
+
+
+# ------------------------------------------------------------------------------------------ SEP-Graph Algorithm 2
+
+
+def as_pull(strategy: Strategy) -> Strategy:
+    """The pull form of a push strategy: dense frontier, no push-only supports or duplicate removal."""
+    frontier = strategy.frontier if strategy.frontier in ("bitmap", "boolmap") else "bitmap"
+    return strategy.with_(direction="pull", frontier=frontier, supports=frozenset(), dedup="none")
+
+
+def as_push(strategy: Strategy, base: Strategy) -> Strategy:
+    """Back to push with the base strategy's push-side fields."""
+    return base.with_(sync=strategy.sync, drive=strategy.drive)
+
+
+class TraversalController(Controller):
+    """SEP-Graph Algorithm 2 (push/pull switching for BFS, SSSP, BC) on top of a base strategy."""
+
+    name = "adaptive"
+
+    def __init__(self, base: Strategy, num_vertices: int, num_edges: int, *, alpha: float = ALPHA, beta: float = BETA,
+                 gamma: float = GAMMA, delta: float = DELTA, prefix: str = "") -> None:
+        self.base = base.with_(direction="push", drive="data", sync="sync")
+        self.alpha, self.beta, self.gamma, self.delta = alpha, beta, gamma, delta
+        self.unexplored = gamma * num_edges  # E'
+        self.policy = "push"
+        self.prefix = prefix
+        self.sparse = num_vertices > 0 and num_edges / num_vertices < delta
+
+    def choose(self, info: IterationInfo) -> Decision:
+        if self.sparse:
+            ratio = info.num_edges / max(info.num_vertices, 1)
+            return Decision(self.base.with_(sync="async"), "push",
+                            f"{self.prefix}|E|/|V| = {ratio:.2f} < delta {self.delta:g}: one async push-dd pass")
+        if info.iteration == 0:
+            return Decision(self.base, "push", f"{self.prefix}start with push: {info.frontier_vertices:,} active")
+        out_a = info.frontier_edges
+        if self.policy == "push":
+            self.unexplored -= out_a
+            limit = self.unexplored / self.alpha
+            if out_a > limit:
+                self.policy = "pull"
+                return Decision(as_pull(self.base), "pull",
+                                f"{self.prefix}outDegree(A) {out_a:,} > E'/alpha {limit:,.0f}: switch to pull")
+            return Decision(self.base, "push", f"{self.prefix}outDegree(A) {out_a:,} <= E'/alpha {limit:,.0f}: stay push")
+        limit = info.num_vertices / self.beta
+        if info.frontier_vertices < limit:
+            self.policy = "push"
+            return Decision(self.base, "push",
+                            f"{self.prefix}|A| {info.frontier_vertices:,} < |V|/beta {limit:,.0f}: switch to push")
+        return Decision(as_pull(self.base), "pull",
+                        f"{self.prefix}|A| {info.frontier_vertices:,} >= |V|/beta {limit:,.0f}: stay pull")
+
+
+# ------------------------------------------------------------------------------------------ SEP-Graph Algorithm 1
+
+
+ITERATIVE_CANDIDATES = (("sync", "pull", "topology"), ("async", "push", "topology"), ("async", "push", "data"))
+
+
+class IterativeController(Controller):
+    """SEP-Graph Algorithm 1: try each candidate path once, then run the one predicted fastest each round."""
+
+    name = "adaptive"
+
+    def __init__(self, base: Strategy, candidates: tuple[tuple[str, str, str], ...] = ITERATIVE_CANDIDATES,
+                 prefix: str = "") -> None:
+        self.candidates = [self._strategy(base, c) for c in candidates]
+        self.normalised: list[float | None] = [None] * len(self.candidates)
+        self.prefix = prefix
+
+    @staticmethod
+    def _strategy(base: Strategy, candidate: tuple[str, str, str]) -> Strategy:
+        sync, direction, drive = candidate
+        s = base.with_(sync=sync, drive=drive, direction="push", frontier="vertex_queue" if drive == "data" else "bitmap",
+                       dedup="none")
+        return as_pull(s) if direction == "pull" else s
+
+    @staticmethod
+    def _work(strategy: Strategy, info: IterationInfo) -> float:
+        """The work a path does on the active set: outDegree(A) data-driven, every edge topology-driven."""
+        return float(max(1, info.frontier_edges if strategy.drive == "data" else info.num_edges))
+
+    def choose(self, info: IterationInfo) -> Decision:
+        for i, t in enumerate(self.normalised):
+            if t is None:
+                s = self.candidates[i]
+                return Decision(s, s.path, f"{self.prefix}inspect candidate {i + 1}/{len(self.candidates)}")
+        predicted = [t * self._work(s, info) for t, s in zip(self.normalised, self.candidates)]
+        best = min(range(len(predicted)), key=predicted.__getitem__)
+        shown = ", ".join(f"{s.path} {p * 1e3:.3g} ms" for s, p in zip(self.candidates, predicted))
+        return Decision(self.candidates[best], self.candidates[best].path, f"{self.prefix}predicted {shown}: fastest")
+
+    def observe(self, decision: Decision, info: IterationInfo, seconds: float) -> None:
+        for i, s in enumerate(self.candidates):
+            if s == decision.strategy:
+                self.normalised[i] = seconds / self._work(s, info)
+
+
+# ------------------------------------------------------------------------------------------ factory
+
+
+def make_controller(strategy: Any, graph: Any, kind: str) -> Controller:
+    """The controller for ``strategy`` ("auto", "static", "adaptive", a Strategy or its string form) for an
+    algorithm of `kind` "traversal" or "iterative"."""
+    if isinstance(strategy, Controller):
+        return strategy
+    if isinstance(strategy, Strategy):
+        return FixedController(strategy)
+    if not isinstance(strategy, str):
+        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its string form, not {strategy!r}")
+    if strategy not in CONTROLLERS:
+        return FixedController(parse_strategy(strategy))
+    if kind not in ("traversal", "iterative"):
+        raise StrategyError(f"unknown algorithm kind {kind!r}")
+    if strategy == "static":
+        return StaticController(graph)
+    if strategy == "adaptive":
+        base, prefix = Strategy(), ""
+    else:
+        base, why = configuration_table(graph.stats(), graph.name)
+        prefix = ""
+    if kind == "traversal":
+        controller: Controller = TraversalController(base, graph.num_vertices, graph.num_arcs, prefix=prefix)
+    else:
+        controller = IterativeController(base, prefix=prefix)
+    controller.name = strategy
+    return controller

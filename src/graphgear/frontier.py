@@ -1,0 +1,112 @@
+"""Frontier: the active vertices of an iteration, sparse (a vertex queue) or dense (a bool map / bitmap).
+
+A sparse frontier costs O(|frontier|) to walk and suits push over few vertices; a dense one costs O(V) to walk but
+answers "is u active?" in O(1), which pull needs (bottom-up BFS looks up every in-neighbour). MultiGraph switches
+between the two per iteration; `to_dense` / `to_sparse` are the QueueToBitmap / BitmapToQueue conversions.
+
+The arrays belong to the backend that made them (NumPy on the CPU, CuPy on the GPU); a Frontier never copies them to
+another device. On the CPU the bool map stands for both dense kinds; the GPU backend packs the bitmap into 32-bit words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Frontier"]
+
+
+def _array_module(array: Any) -> Any:
+    module = type(array).__module__.split(".")[0]
+    if module == "cupy":  # pragma: no cover - GPU only
+        import cupy
+
+        return cupy
+    return np
+
+
+class Frontier:
+    """Active vertices of a graph with ``num_vertices`` vertices, as a queue of ids or a dense bool map."""
+
+    __slots__ = ("num_vertices", "queue", "mask", "_size")
+
+    def __init__(self, num_vertices: int, queue: Any = None, mask: Any = None) -> None:
+        if (queue is None) == (mask is None):
+            raise ValueError("a Frontier holds either a queue or a mask")
+        self.num_vertices = int(num_vertices)
+        self.queue = queue
+        self.mask = mask
+        self._size: int | None = None if queue is None else int(queue.shape[0])
+
+    # ---------------------------------------------------------------------------------------------- constructors
+    @classmethod
+    def from_vertices(cls, vertices: Any, num_vertices: int, dtype: Any = np.int64) -> Frontier:
+        """A sparse frontier of the given vertex ids (kept in the given order)."""
+        xp = _array_module(vertices)
+        return cls(num_vertices, queue=xp.ascontiguousarray(xp.asarray(vertices, dtype=dtype)))
+
+    @classmethod
+    def from_mask(cls, mask: Any) -> Frontier:
+        """A dense frontier from a bool map of length V."""
+        return cls(int(mask.shape[0]), mask=mask)
+
+    @classmethod
+    def all_vertices(cls, num_vertices: int, xp: Any = np) -> Frontier:
+        """Every vertex active (the start of a topology-driven algorithm)."""
+        return cls(num_vertices, mask=xp.ones(num_vertices, dtype=bool))
+
+    @classmethod
+    def empty(cls, num_vertices: int, xp: Any = np) -> Frontier:
+        return cls(num_vertices, queue=xp.empty(0, dtype=np.int64))
+
+    # ---------------------------------------------------------------------------------------------- queries
+    @property
+    def is_dense(self) -> bool:
+        return self.mask is not None
+
+    @property
+    def size(self) -> int:
+        """Number of active vertices (a host read on the GPU for a dense frontier; cached)."""
+        if self._size is None:
+            self._size = int(self.mask.sum())
+        return self._size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+    def out_edges(self, out_degree: Any) -> int:
+        """Sum of the out-degrees of the active vertices: the work of a push over this frontier."""
+        if self.mask is not None:
+            return int(out_degree[self.mask].sum())
+        return int(out_degree[self.queue].sum()) if self.size else 0
+
+    # ---------------------------------------------------------------------------------------------- conversions
+    def to_dense(self) -> Frontier:
+        """QueueToBitmap: the same vertices as a bool map."""
+        if self.mask is not None:
+            return self
+        xp = _array_module(self.queue)
+        mask = xp.zeros(self.num_vertices, dtype=bool)
+        mask[self.queue] = True
+        out = Frontier(self.num_vertices, mask=mask)
+        return out
+
+    def to_sparse(self) -> Frontier:
+        """BitmapToQueue: the active vertices as an ascending queue of ids."""
+        if self.queue is not None:
+            return self
+        xp = _array_module(self.mask)
+        out = Frontier(self.num_vertices, queue=xp.flatnonzero(self.mask).astype(np.int64))
+        return out
+
+    def vertices(self) -> Any:
+        """The active vertex ids (ascending for a dense frontier, queue order for a sparse one)."""
+        return self.to_sparse().queue
+
+    def __repr__(self) -> str:
+        kind = "dense" if self.is_dense else "sparse"
+        return f"<Frontier {kind}: {self.size:,} of {self.num_vertices:,} vertices>"

@@ -1,0 +1,110 @@
+"""Vertex programs (SEP-Graph, Table 1): write per-vertex logic once, run it under every execution path.
+
+A program keeps per vertex a value and a message buffer and defines
+
+    init            the initial values and buffers (InitValue, InitBuffer) and the first active vertices
+    compute         (value, buffer, out_degree, params) -> (value, buffer, message, send)      (ComputeBuffer + IsActive)
+                    apply the buffer to the value; `send` says whether the vertex sends `message` this round
+    edge            (message, weight, params) -> contribution    what one edge carries (BFS: +1, SSSP: +w)
+    accumulate      the monoid that combines contributions into a buffer: "min", "max", "sum" or "or"
+                    (AccumulateBuffer; atomic in push, a plain reduction in pull)
+    settled         (value, params) -> bool: a settled vertex can no longer change, so data-driven pull skips it
+    first_wins      pull may stop at the first sending in-neighbour (every sender carries the same message, as in BFS)
+
+`run_program` runs a program with a controller choosing the path each round (push/pull x sync/async x data/topology)
+and records the trace. compute/edge/settled are `Functor`s: a numba function for the CPU and a CUDA C++ body for the
+GPU. With an idempotent accumulate (min/max/or) the message must be a function of the value, because async pull
+re-reads messages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .backends import get_backend
+from .engine.controller import IterationInfo, make_controller
+from .engine.trace import Trace
+from .errors import GraphError
+from .frontier import Frontier
+from .functor import Functor
+
+__all__ = ["VertexProgram", "ProgramRun", "run_program"]
+
+ACCUMULATE = ("min", "max", "sum", "or")
+
+
+@dataclass(frozen=True)
+class VertexProgram:
+    """A vertex program; see the module notes for what each part does."""
+
+    name: str
+    kind: str  # "traversal" (controller: SEP-Graph Algorithm 2) or "iterative" (Algorithm 1)
+    accumulate: str
+    compute: Functor
+    edge: Functor
+    settled: Functor
+    first_wins: bool = False
+    skip_settled: bool = True
+
+    def __post_init__(self) -> None:
+        if self.accumulate not in ACCUMULATE:
+            raise GraphError(f"accumulate must be one of {', '.join(ACCUMULATE)}, got {self.accumulate!r}")
+        if self.kind not in ("traversal", "iterative"):
+            raise GraphError(f"kind must be 'traversal' or 'iterative', got {self.kind!r}")
+
+
+@dataclass
+class ProgramRun:
+    """What `run_program` returns: final values (host array), the trace and the backend's state."""
+
+    values: np.ndarray
+    trace: Trace
+    state: Any
+
+
+def run_program(
+    program: VertexProgram,
+    graph: Any,
+    values: np.ndarray,
+    buffers: np.ndarray,
+    active: np.ndarray | None,
+    *,
+    params: Any = (),
+    backend: Any = "auto",
+    strategy: Any = "auto",
+    max_rounds: int = 1_000_000,
+    after_round: Callable[[Any, Any], None] | None = None,
+) -> ProgramRun:
+    """Run `program` on `graph` from the given initial values/buffers; `active` lists the first worklist (None: all).
+
+    Each round the controller picks a Strategy (see engine.controller); the run ends when the worklist is empty or
+    after max_rounds. `after_round(backend, state)` runs between rounds (e.g. PageRank spreading dangling mass).
+    """
+    be = get_backend(backend)
+    G = be.graph(graph)
+    n = graph.num_vertices
+    state = be.program_state(G, program, values, buffers, np.asarray(params, dtype=np.float64))
+    controller = make_controller(strategy, graph, program.kind)
+    trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
+    worklist = Frontier.all_vertices(n) if active is None else Frontier.from_vertices(np.asarray(active), n)
+    rounds = 0
+    while worklist.size and rounds < max_rounds:
+        info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
+        decision = controller.choose(info)
+        start = time.perf_counter()
+        next_worklist, edges = be.program_round(G, state, worklist, decision.strategy)
+        if after_round is not None:
+            after_round(be, state)
+        seconds = time.perf_counter() - start
+        controller.observe(decision, info, seconds)
+        trace.add(strategy=str(decision.strategy), path=decision.strategy.path, frontier_vertices=info.frontier_vertices,
+                  frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
+                  decision=decision.decision, reason=decision.reason)
+        worklist = next_worklist
+        rounds += 1
+    return ProgramRun(be.to_host(state.value), trace, state)
