@@ -1,4 +1,4 @@
-"""The `graphgear` command: info, generate and convert graphs (run and bench come with the engine)."""
+"""The `graphgear` command: run algorithms, benchmark them, and inspect, generate and convert graphs."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__, progress
 from .errors import GraphgearError
@@ -64,7 +65,6 @@ def _load(args: argparse.Namespace, source: str):
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     start = time.perf_counter()
@@ -82,7 +82,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         shown = f"{value:,.4f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
         table.add_row(key, shown)
     table.add_row("weighted", str(g.weighted))
-    console = Console()
+    console = _console()
     console.print(f"[bold]{args.graph}[/bold]  {g!r}", soft_wrap=True)
     console.print(table)
     console.print(f"loaded in {loaded:.2f} s, statistics in {elapsed:.2f} s")
@@ -115,6 +115,144 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+ALGORITHM_NAMES = ("bfs", "sssp", "pagerank", "cc", "scc", "bc", "color")
+SOURCE_ALGORITHMS = ("bfs", "sssp", "bc")
+
+
+def _summary(algorithm: str, result, graph) -> list[tuple[str, str]]:
+    """A few lines that say what the result is."""
+    import numpy as np
+
+    def top(values) -> str:
+        order = np.argsort(-values, kind="stable")[:5]
+        labels = graph.vertex_labels(order)
+        return ", ".join(f"{label}: {values[i]:.4g}" for label, i in zip(labels.tolist(), order))
+
+    if algorithm == "bfs":
+        reached = result.distances >= 0
+        return [("reached vertices", f"{int(reached.sum()):,} of {graph.num_vertices:,}"),
+                ("depth", f"{int(result.distances.max()) if reached.any() else 0}")]
+    if algorithm == "sssp":
+        finite = np.isfinite(result.distances)
+        return [("reached vertices", f"{int(finite.sum()):,} of {graph.num_vertices:,}"),
+                ("largest distance", f"{result.distances[finite].max():.6g}" if finite.any() else "-")]
+    if algorithm == "pagerank":
+        return [("iterations", str(result.iterations)), ("top ranks", top(result.ranks))]
+    if algorithm in ("cc", "scc"):
+        sizes = np.bincount(result.labels) if result.labels.size else np.zeros(0, int)
+        return [("components", f"{sizes.size:,}"), ("largest", f"{int(sizes.max()) if sizes.size else 0:,} vertices")]
+    if algorithm == "bc":
+        return [("top centrality", top(result.centrality))]
+    if algorithm == "color":
+        return [("distinct colors", f"{np.unique(result.colors).size:,}")]
+    return []
+
+
+def _console():
+    """A rich console; wide when the output is not a terminal, so tables do not wrap in files and pipes."""
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from .bench.metrics import mteps
+    from .bench.suites import BC_SAMPLES, default_source, run_algorithm
+
+    console = _console()
+    g = _load(args, args.graph)
+    source = default_source(g) if args.source is None else g.vertex_index(_source_value(args.source))
+    if args.algorithm == "bc" and args.source is None:
+        run = lambda: __import__("graphgear").betweenness_centrality(  # noqa: E731
+            g, k=min(BC_SAMPLES, g.num_vertices), seed=0, backend=args.backend, strategy=args.strategy)
+        sources = min(BC_SAMPLES, g.num_vertices)
+    elif args.algorithm == "bc":
+        run = lambda: __import__("graphgear").betweenness_centrality(  # noqa: E731
+            g, sources=[_source_value(args.source)], backend=args.backend, strategy=args.strategy)
+        sources = 1
+    else:
+        run = lambda: run_algorithm(args.algorithm, g, source, args.backend, args.strategy)  # noqa: E731
+        sources = 1
+    if args.warmup:
+        run()  # compiles the kernels this run needs (numba JIT / NVRTC), so the timed run measures the algorithm
+    times = []
+    for _ in range(max(1, args.repeat)):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    seconds = sorted(times)[len(times) // 2]
+    table = Table(show_header=False, box=None)
+    table.add_row("algorithm", args.algorithm)
+    table.add_row("graph", f"{args.graph}  {g!r}")
+    if args.algorithm in SOURCE_ALGORITHMS:
+        table.add_row("source", str(g.vertex_labels(source)) if sources == 1 else f"{sources} sampled sources (seed 0)")
+    table.add_row("backend", result.trace.backend or args.backend)
+    for key, value in _summary(args.algorithm, result, g):
+        table.add_row(key, value)
+    runs = f"median of {len(times)}" if len(times) > 1 else "one run"
+    table.add_row("time", f"{seconds * 1e3:,.2f} ms ({runs}{', after a warm-up run' if args.warmup else ''})")
+    table.add_row("MTEPS", f"{mteps(args.algorithm, g.num_edges, seconds, sources):,.1f}"
+                  + ("  (2|E|/t per source)" if args.algorithm == "bc" else "  (|E|/t)"))
+    console.print(table)
+    console.print(result.trace.table())
+    if args.trace:
+        result.trace.to_json(args.trace)
+        console.print(f"trace written to {args.trace}")
+    return 0
+
+
+def _source_value(text: str):
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from .bench.suites import SUITES, find_real_graphs, run_case
+
+    console = _console()
+    folder = find_real_graphs(args.graphs)
+    if folder is None:
+        console.print("[yellow]no real graphs found (shared/graphs, --graphs or $GRAPHGEAR_GRAPHS): generated graphs only")
+    cases = SUITES[args.suite](folder)
+    if args.algorithms:
+        wanted = set(args.algorithms.split(","))
+        cases = [c for c in cases if c.algorithm in wanted]
+    table = Table(title=f"graphgear bench --suite {args.suite} (backend {args.backend}, median of {args.repeat} after warm-up)")
+    for name, justify in (("algorithm", "left"), ("graph", "left"), ("V", "right"), ("E", "right"), ("graphgear ms", "right"),
+                          ("MTEPS", "right"), ("reference ms", "right"), ("speedup", "right"), ("agrees", "left")):
+        table.add_column(name, justify=justify)
+    graphs: dict = {}
+    failures = 0
+    rows = []
+    for case in cases:
+        r = run_case(case, graphs, backend=args.backend, strategy=args.strategy, repeat=args.repeat)
+        name = case.graph if ":" in case.graph and "/" not in case.graph else Path(case.graph).name
+        if r.error:
+            failures += 1
+            table.add_row(case.algorithm, name, f"{r.num_vertices:,}", f"{r.num_edges:,}", "-", "-", "-", "-", f"[red]{r.error}")
+            continue
+        refs = "\n".join(f"{k} {v * 1e3:,.1f}" for k, v in r.reference_times.items())
+        speed = "\n".join(f"{v / r.seconds:,.1f}x" for v in r.reference_times.values())
+        agrees = "\n".join(f"{'yes' if ok else '[red]NO'} ({detail})" for ok, detail in r.agreement.values())
+        failures += sum(not ok for ok, _ in r.agreement.values())
+        table.add_row(case.algorithm, name, f"{r.num_vertices:,}", f"{r.num_edges:,}", f"{r.seconds * 1e3:,.2f}",
+                      f"{r.mteps:,.1f}", refs, speed, agrees)
+        rows.append(r)
+    console.print(table)
+    if args.json:
+        import json
+
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump([{"algorithm": r.case.algorithm, "graph": r.case.graph, "V": r.num_vertices, "E": r.num_edges,
+                        "seconds": r.seconds, "mteps": r.mteps, "references": r.reference_times,
+                        "agreement": {k: v[0] for k, v in r.agreement.items()}} for r in rows], f, indent=2)
+    console.print(f"{len(cases)} cases, {failures} disagreements or errors")
+    return 1 if failures else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphgear` command."""
     parser = argparse.ArgumentParser(
@@ -126,6 +264,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"graphgear {__version__}")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run", help="run an algorithm and print its result, time, MTEPS and per-iteration trace", epilog=GRAPH_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("algorithm", choices=ALGORITHM_NAMES, metavar="ALGO", help=f"one of {', '.join(ALGORITHM_NAMES)}")
+    run.add_argument("graph", metavar="GRAPH", help="a graph file or generator spec")
+    run.add_argument("--source", help="source vertex for bfs/sssp/bc (default: the vertex of largest out-degree; bc "
+                     "samples 8 sources without it)")
+    run.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    run.add_argument("--strategy", default="auto", help="auto, static, adaptive, or a fixed strategy such as "
+                     "'direction=pull,drive=topology' (fields: direction sync drive frontier balance group_size "
+                     "supports dedup lookup)")
+    run.add_argument("--trace", metavar="FILE.json", help="write the per-iteration trace as JSON")
+    run.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported (default 1)")
+    run.add_argument("--no-warmup", dest="warmup", action="store_false", help="time the first run (includes JIT compilation)")
+    _add_graph_options(run)
+    run.set_defaults(run=_cmd_run)
+
+    bench = sub.add_parser("bench", help="benchmark every algorithm against SciPy/NetworkX and check agreement")
+    bench.add_argument("--suite", default="smoke", choices=("smoke",), help="which suite (default smoke)")
+    bench.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    bench.add_argument("--strategy", default="auto")
+    bench.add_argument("--repeat", type=int, default=3, help="timed runs per case after a warm-up (median)")
+    bench.add_argument("--algorithms", help="comma-separated subset, e.g. bfs,cc")
+    bench.add_argument("--graphs", help="folder of real graphs (default: shared/graphs or $GRAPHGEAR_GRAPHS)")
+    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    bench.set_defaults(run=_cmd_bench)
 
     info = sub.add_parser(
         "info", help="print a graph's statistics", epilog=GRAPH_HELP, formatter_class=argparse.RawDescriptionHelpFormatter

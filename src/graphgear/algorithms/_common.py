@@ -35,14 +35,14 @@ def canonical_labels(labels: np.ndarray) -> np.ndarray:
 
 @numba.njit(nogil=True)
 def _parent_candidate(v, state):  # pragma: no cover - numba
-    dist, pred, source = state
+    dist, pred, source, unit = state
     return v != source[0] and dist[v] < np.inf
 
 
 @numba.njit(nogil=True)
 def _parent(v, u, w, state):  # pragma: no cover - numba
-    dist, pred, source = state
-    if dist[u] + w == dist[v]:
+    dist, pred, source, unit = state
+    if dist[u] + (1.0 if unit[0] else w) == dist[v]:
         pred[v] = u
         return ACTIVATE | STOP
     return 0
@@ -54,11 +54,10 @@ PARENT = Functor("parent", _parent)
 
 def predecessors_from_distances(backend: Any, G: Any, strategy: Any, dist: Any, source: int, unit_weights: bool) -> Any:
     """pred[v] = the smallest-id in-neighbour u with dist[u] + w(u, v) == dist[v] (a shortest-path tree), -1 for the
-    source and unreachable vertices. One pull pass over the CSC, race-free (each vertex writes its own entry)."""
+    source and unreachable vertices; ``unit_weights`` counts every edge as 1 (BFS hops on a weighted graph). One pull
+    pass over the CSC, race-free (each vertex writes its own entry)."""
     xp = backend.xp
     pred = xp.full(G.num_vertices, -1, dtype=np.int64)
-    state = (dist, pred, xp.asarray([source], dtype=np.int64))
-    if unit_weights and G.weighted:
-        raise GraphError("unit_weights needs an unweighted device graph")
+    state = (dist, pred, xp.asarray([source], dtype=np.int64), xp.asarray([unit_weights], dtype=np.bool_))
     backend.pull(G, None, PARENT, strategy, state, PARENT_CANDIDATE)
     return pred

@@ -67,7 +67,7 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     buffers[s] = 0.0
     run = run_program(BFS_PROGRAM, graph, values, buffers, np.array([s]), backend=be, strategy=strategy)
     G = be.graph(graph)
-    pred = predecessors_from_distances(be, G, PULL_PASS, run.state.value, s, unit_weights=False)
+    pred = predecessors_from_distances(be, G, PULL_PASS, run.state.value, s, unit_weights=True)
     dist = run.values
     distances = np.where(np.isfinite(dist), dist, -1).astype(np.int64)
     return BFSResult(distances, be.to_host(pred), trace=run.trace, graph=graph, seconds=run.trace.seconds)

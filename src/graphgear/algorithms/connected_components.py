@@ -1,0 +1,273 @@
+"""Weakly connected components: Afforest (union-find on a sampled subgraph) and min-label propagation.
+
+afforest           Sutton, Ben-Nun, Barak, "Optimizing Parallel Graph Connectivity Computation via Subgraph Sampling"
+                   (IPDPS'18), as in the GAP benchmark suite's cc.cc. Every vertex starts as its own tree
+                   (comp[v] = v). `Link` joins the trees of an edge's two ends by hooking the higher root under the
+                   lower one with a compare-and-swap; `Compress` points every vertex at its root. Sampling: in round r
+                   (r = 0, 1) each vertex links only its r-th neighbour, then compresses -- two sparse rounds that
+                   already collect most of a giant component. `SampleFrequentElement` picks the most frequent root of
+                   1024 random vertices (the giant component c), and the final link phase runs only for vertices
+                   outside c, over their remaining out-neighbours (and, for a directed graph, all in-neighbours: a
+                   vertex of c skips its out-arcs, so the arc u -> v with u in c is seen from v). A final compress
+                   leaves comp[v] = the smallest vertex id of v's component (links always hook high under low).
+label_propagation  min-label propagation as a vertex program (SEP-Graph, Wang et al., PPoPP'19): the value is a
+                   component label, initially the vertex id; an edge carries the label unchanged; the buffer keeps the
+                   minimum. The iterative controller (SEP-Graph Algorithm 1) picks sync-pull-td / async-push-td /
+                   async-push-dd each round. A program only sends along out-edges, so a directed graph runs on its
+                   symmetrised copy (built once per graph, cached while the graph lives).
+
+Both leave comp[v] = min vertex id of v's component; `canonical_labels` numbers the components 0..C-1 in order of
+their smallest vertex, as SciPy does.
+
+Strategies (Afforest). Union-find with CAS linking is order-independent, so Afforest has one path; the Strategy's
+``drive`` picks how the final link phase finds the vertices outside the giant component: ``topology`` walks every
+vertex and the link functor skips those in c (GAP's loop), ``data`` first filters them into a vertex queue. Direction
+and sync do not change Afforest (recorded in the trace). The controllers (auto/static/adaptive) run GAP's topology loop.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..backends import get_backend
+from ..backends.cpu.atomics import atomic_cas
+from ..engine.controller import FixedController, make_controller
+from ..engine.strategy import Strategy
+from ..engine.trace import Trace
+from ..errors import GraphError
+from ..frontier import Frontier
+from ..functor import Functor
+from ..graph.graph import Graph
+from ..program import VertexProgram, run_program
+from ..results import ComponentsResult
+from ._common import canonical_labels
+
+__all__ = ["connected_components", "afforest", "label_propagation", "symmetrised", "METHODS", "LABEL_PROPAGATION"]
+
+METHODS = ("auto", "afforest", "label_propagation")
+NEIGHBOR_ROUNDS = 2  # Afforest: neighbours linked per vertex in the sampling phase (GAP's default)
+NUM_SAMPLES = 1024  # SampleFrequentElement: random vertices drawn to find the giant component
+SAMPLE_SEED = 27491095  # GAP's seed for the sampling generator
+AFFOREST_TOPOLOGY = Strategy(drive="topology", frontier="bitmap")  # what the controllers run Afforest with
+
+# ---------------------------------------------------------------------------------------------------- Afforest functors
+# state = (offsets, indices, t_offsets, t_indices, comp, params); params = int64[3]: (r, c, directed)
+#   r  the neighbour offset: the sampled neighbour in a sampling round, the first unsampled one in the final phase
+#   c  the giant component's root (-1 before it is known)
+
+
+@numba.njit(inline="always", nogil=True)
+def _link(u, v, comp):  # pragma: no cover - numba
+    """GAP's Link: hook the higher of the two roots under the lower one (CAS), retrying from the grandparents."""
+    p1 = comp[u]
+    p2 = comp[v]
+    while p1 != p2:
+        high = p1 if p1 > p2 else p2
+        low = p1 + (p2 - high)
+        p_high = comp[high]
+        if p_high == low:
+            break
+        if p_high == high and atomic_cas(comp, high, high, low) == high:
+            break
+        p1 = comp[comp[high]]
+        p2 = comp[low]
+
+
+@numba.njit(nogil=True)
+def _link_sampled(u, state):  # pragma: no cover - numba
+    offsets, indices, t_offsets, t_indices, comp, params = state
+    k = offsets[u] + params[0]
+    if k < offsets[u + 1]:
+        _link(u, indices[k], comp)
+
+
+@numba.njit(nogil=True)
+def _compress(v, state):  # pragma: no cover - numba
+    comp = state[4]
+    while comp[v] != comp[comp[v]]:
+        comp[v] = comp[comp[v]]
+
+
+@numba.njit(nogil=True)
+def _link_remaining(u, state):  # pragma: no cover - numba
+    offsets, indices, t_offsets, t_indices, comp, params = state
+    if comp[u] == params[1]:
+        return
+    for k in range(offsets[u] + params[0], offsets[u + 1]):
+        _link(u, indices[k], comp)
+    if params[2]:
+        for k in range(t_offsets[u], t_offsets[u + 1]):
+            _link(u, t_indices[k], comp)
+
+
+@numba.njit(nogil=True)
+def _outside_giant(v, state):  # pragma: no cover - numba
+    return state[4][v] != state[5][1]
+
+
+LINK_SAMPLED = Functor("afforest_link_sampled", _link_sampled,
+                       "auto k = offsets[u] + params[0]; if (k < offsets[u + 1]) link(u, indices[k], comp);")
+COMPRESS = Functor("afforest_compress", _compress, "while (comp[v] != comp[comp[v]]) comp[v] = comp[comp[v]];")
+LINK_REMAINING = Functor(
+    "afforest_link_remaining", _link_remaining,
+    "if (comp[u] == params[1]) return; for (auto k = offsets[u] + params[0]; k < offsets[u + 1]; ++k) "
+    "link(u, indices[k], comp); if (params[2]) for (auto k = t_offsets[u]; k < t_offsets[u + 1]; ++k) "
+    "link(u, t_indices[k], comp);",
+)
+OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant, "return comp[v] != params[1];")
+
+# ------------------------------------------------------------------------------------------- label propagation program
+
+
+@numba.njit(nogil=True)
+def _lp_compute(value, buffer, degree, params):  # pragma: no cover - numba
+    if buffer < value:
+        return buffer, buffer, buffer, True
+    return value, buffer, value, False
+
+
+@numba.njit(nogil=True)
+def _lp_edge(message, weight, params):  # pragma: no cover - numba
+    return message
+
+
+@numba.njit(nogil=True)
+def _lp_settled(value, params):  # pragma: no cover - numba
+    return False  # a label can fall until the end: no vertex is settled
+
+
+LABEL_PROPAGATION = VertexProgram(
+    name="cc_label_propagation",
+    kind="iterative",
+    accumulate="min",
+    compute=Functor("cc_compute", _lp_compute, "if (buffer < value) { value = buffer; message = value; send = true; }"),
+    edge=Functor("cc_edge", _lp_edge, "return message;"),
+    settled=Functor("cc_settled", _lp_settled, "return false;"),
+)
+
+# ---------------------------------------------------------------------------------------------------------- helpers
+
+_SYMMETRISED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def symmetrised(graph: Graph) -> Graph:
+    """The undirected graph with an edge {u, v} for every arc u -> v of `graph` (the graph itself when undirected);
+    built once per graph and kept while the graph lives."""
+    if not graph.directed:
+        return graph
+    cached = _SYMMETRISED.get(graph)
+    if cached is None:
+        n = graph.num_vertices
+        src = np.repeat(np.arange(n, dtype=np.int64), graph.out_degree())
+        cached = Graph.from_edges(src, graph.indices, num_vertices=n, directed=False, renumber=False,
+                                  name=f"{graph.name} (symmetrised)" if graph.name else "")
+        _SYMMETRISED[graph] = cached
+    return cached
+
+
+def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[int, float]:
+    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices and its share."""
+    xp = be.xp
+    picks = np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES)
+    roots, counts = xp.unique(comp[xp.asarray(picks)], return_counts=True)
+    best = int(counts.argmax())
+    return int(roots[best]), float(counts[best]) / NUM_SAMPLES
+
+
+# ---------------------------------------------------------------------------------------------------------- Afforest
+
+
+def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> tuple[np.ndarray, Trace]:
+    """comp[v] = smallest vertex id of v's weak component, by Afforest; and the trace (one row per phase)."""
+    be = get_backend(backend)
+    G = be.graph(graph)
+    xp = be.xp
+    n = graph.num_vertices
+    controller = make_controller(strategy, graph, "iterative")
+    trace = Trace(algorithm="cc_afforest", backend=be.name, controller=controller.name)
+    if isinstance(controller, FixedController):
+        base, reason = controller.strategy, controller.reason
+    else:
+        base, reason = AFFOREST_TOPOLOGY, f"{controller.name}: Afforest runs GAP's topology-driven loops"
+    topology = base.with_(drive="topology", frontier="bitmap", dedup="none")
+    if n == 0:
+        return xp.zeros(0, dtype=np.int64), trace
+    directed = bool(graph.directed)
+    t_offsets, t_indices, _ = G.csc() if directed else (G.offsets, G.indices, None)
+    comp = xp.arange(n, dtype=G.indices.dtype)
+    params = xp.asarray([0, -1, int(directed)], dtype=np.int64)
+    state = (G.offsets, G.indices, t_offsets, t_indices, comp, params)
+
+    def row(phase: str, s: Any, vertices: int, edges: int, seconds: float, why: str) -> None:
+        trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges, edges_processed=edges,
+                  seconds=seconds, decision=s.path, reason=why, phase=phase)
+
+    # sampling: link the r-th neighbour of every vertex, then compress
+    sampled_edges = 0
+    for r in range(NEIGHBOR_ROUNDS):
+        start = time.perf_counter()
+        params[0] = r
+        be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
+        be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
+        edges = int((G.out_degree > r).sum())
+        sampled_edges += edges
+        row("sample", topology, n, edges, time.perf_counter() - start, f"{reason}; link neighbour {r} of every vertex")
+
+    # the giant component, then the remaining edges of the vertices outside it
+    start = time.perf_counter()
+    c, share = _sample_frequent_element(be, comp, n)
+    params[0], params[1] = NEIGHBOR_ROUNDS, c
+    outside = comp != c
+    remaining = int((xp.maximum(G.out_degree[outside] - NEIGHBOR_ROUNDS, 0)).sum())
+    if directed:
+        remaining += int((t_offsets[1:] - t_offsets[:-1])[outside].sum())
+    why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
+    if base.drive == "data":
+        s = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
+        frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
+        be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
+        row("link", s, frontier.size, remaining, time.perf_counter() - start, f"{reason}; {why} (filtered queue)")
+    else:
+        be.for_each_vertex(None, LINK_REMAINING, state, num_vertices=n)
+        row("link", topology, n, remaining, time.perf_counter() - start, f"{reason}; {why}")
+
+    start = time.perf_counter()
+    be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
+    row("compress", topology, n, 0, time.perf_counter() - start, f"{reason}; point every vertex at its root")
+    return comp, trace
+
+
+# ---------------------------------------------------------------------------------------------------- label propagation
+
+
+def label_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> tuple[np.ndarray, Trace]:
+    """comp[v] = smallest vertex id of v's weak component, by min-label propagation; and the program's trace."""
+    g = symmetrised(graph)
+    n = g.num_vertices
+    values = np.full(n, np.inf)
+    buffers = np.arange(n, dtype=np.float64)
+    run = run_program(LABEL_PROPAGATION, g, values, buffers, None, backend=backend, strategy=strategy)
+    return run.values.astype(np.int64), run.trace
+
+
+# ---------------------------------------------------------------------------------------------------------- entry
+
+
+def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "auto",
+                         strategy: Any = "auto") -> ComponentsResult:
+    """Weakly connected components (a directed graph's arcs count in both directions): ``labels`` numbered 0..C-1 in
+    order of each component's smallest vertex. ``method`` is "afforest" (the default, "auto") or "label_propagation"."""
+    if method not in METHODS:
+        raise GraphError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    be = get_backend(backend)
+    if method == "label_propagation":
+        comp, trace = label_propagation(graph, backend=be, strategy=strategy)
+    else:
+        comp, trace = afforest(graph, backend=be, strategy=strategy)
+    labels = canonical_labels(be.to_host(comp))
+    return ComponentsResult(labels, trace=trace, graph=graph, seconds=trace.seconds)
