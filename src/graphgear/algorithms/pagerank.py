@@ -1,0 +1,379 @@
+"""PageRank: topology-driven pull power iteration, and delta-based PageRank as a vertex program.
+
+Semantics are networkx.pagerank's: damping ``alpha``; ``personalization`` p (teleport distribution), ``nstart`` (start
+vector) and ``dangling`` d (where a vertex without out-edges sends its rank; default p) are dicts keyed by vertex label
+or arrays of length V, missing keys count 0, each is normalised to sum 1. An undirected graph is read as both arcs of
+every edge (its CSR already stores them). A weighted graph splits a vertex's rank over its out-edges in proportion to
+the edge weights (networkx's default ``weight="weight"``); a vertex whose out-weight is 0 is dangling, as in networkx.
+
+    x  <-  alpha * (P^T x + D(x) d) + (1 - alpha) p,        D(x) = sum of x over the dangling vertices
+
+Methods
+-------
+power   MultiGraph's topology-driven PageRank / SEP-Graph's sync-pull-td path (Hong et al., PACT'17; Wang et al.,
+        PPoPP'19): each iteration every vertex pulls contrib[u] = x[u] / outweight[u] over its in-edges
+        (`neighbor_reduce`, no write conflicts). Convergence test as networkx: L1 change < N * tol; GraphError (networkx:
+        PowerIterationFailedConvergence) after max_iter iterations. Iterates match networkx's step for step.
+delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: the value is the rank, the buffer the
+        residual; compute applies the buffer to the value and sends alpha * buffer / outdegree (weight-proportional on a
+        weighted graph), accumulate is "sum"; SEP-Graph Algorithm 1 picks sync-pull-td, async-push-td or async-push-dd
+        each round. A vertex sends only while |buffer| > eps. Dangling mass is handled exactly and without any
+        between-round step (`DanglingCombination`): solve y = alpha P^T y + (1 - alpha) p with the mass reaching dangling
+        vertices absorbed; with d = p the PageRank is y / sum(y); otherwise also solve z = alpha P^T z + d and take
+        y + c z, c = alpha D(y) / (1 - alpha D(z)). After each solve the exact residual is recomputed (one pull pass);
+        the run stops once it proves the normalised ranks lie within N * tol (L1) of the exact PageRank -- networkx's
+        threshold applied to the distance from the fixed point rather than to the last step, so the answer is at least
+        as accurate as networkx's at equal tol. ``max_iter`` bounds the total rounds; alpha must be < 1.
+auto    power, unless ``strategy`` fixes an execution path other than sync-pull-td: then delta, which runs on every path.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..backends import get_backend
+from ..engine.controller import FixedController, StaticController, as_pull, make_controller
+from ..engine.strategy import Strategy
+from ..engine.trace import Trace, TraceRow
+from ..errors import GraphError, StrategyError
+from ..functor import Functor
+from ..graph.graph import Graph
+from ..program import VertexProgram, run_program
+from ..results import PageRankResult
+
+__all__ = ["pagerank", "PAGERANK_DELTA", "METHODS"]
+
+METHODS = ("auto", "power", "delta")
+POWER_PATH = "sync-pull-td"
+SLACK = 0.5  # the delta run aims at SLACK * N * tol, so one solve usually suffices
+
+
+# ------------------------------------------------------------------------------------------------------ functors
+@numba.njit(nogil=True)
+def _pull_contribution(v, u, w, state):  # pragma: no cover - numba
+    """One in-edge u -> v of the power iteration: u's rank per unit of out-weight, times the edge's weight."""
+    return state[0][u] * w
+
+
+PULL_CONTRIBUTION = Functor("pagerank_pull", _pull_contribution, "return state.contrib[u] * w;")
+
+
+@numba.njit(nogil=True)
+def _delta_compute(value, buffer, degree, params):  # pragma: no cover - numba
+    """Apply the residual to the rank and send alpha * residual (per out-edge: / out-degree when params[2] != 0)."""
+    if degree == 0:  # a dangling vertex keeps what it receives (its mass is combined afterwards)
+        return value + buffer, 0.0, 0.0, False
+    if abs(buffer) > params[1]:
+        message = params[0] * buffer
+        if params[2] != 0.0:
+            message /= degree
+        return value + buffer, 0.0, message, True
+    return value, buffer, 0.0, False
+
+
+@numba.njit(nogil=True)
+def _delta_edge(message, weight, params):  # pragma: no cover - numba
+    return message * weight
+
+
+@numba.njit(nogil=True)
+def _never_settled(value, params):  # pragma: no cover - numba
+    return False
+
+
+PAGERANK_DELTA = VertexProgram(
+    name="pagerank-delta",
+    kind="iterative",
+    accumulate="sum",
+    compute=Functor(
+        "pagerank_delta_compute",
+        _delta_compute,
+        "if (degree == 0) { value += buffer; buffer = 0; send = false; }"
+        " else if (fabs(buffer) > params[1]) { value += buffer; message = params[0] * buffer"
+        " / (params[2] != 0 ? degree : 1); buffer = 0; send = true; } else send = false;",
+    ),
+    edge=Functor("pagerank_delta_edge", _delta_edge, "return message * weight;"),
+    settled=Functor("pagerank_never_settled", _never_settled, "return false;"),
+)
+
+
+# ------------------------------------------------------------------------------------------------------ arguments
+def _check_scalars(alpha: Any, tol: Any, max_iter: Any, method: Any) -> tuple[float, float, int]:
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise GraphError(f"alpha must be a number in (0, 1], got {alpha!r}") from None
+    if not 0.0 < a <= 1.0:  # also refuses NaN
+        raise GraphError(f"alpha must be in (0, 1], got {alpha!r}")
+    try:
+        t = float(tol)
+    except (TypeError, ValueError):
+        raise GraphError(f"tol must be a positive number, got {tol!r}") from None
+    if not 0.0 < t < math.inf:
+        raise GraphError(f"tol must be a positive, finite number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise GraphError(f"max_iter must be an integer >= 0, got {max_iter!r}")
+    if method not in METHODS:
+        raise GraphError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    return a, t, int(max_iter)
+
+
+def _distribution(graph: Graph, given: Any, name: str) -> np.ndarray | None:
+    """A dict {label: weight} or an array of length V as a float64 host vector summing to 1 (None stays None)."""
+    if given is None:
+        return None
+    n = graph.num_vertices
+    if isinstance(given, Mapping):
+        keys = list(given.keys())
+        try:
+            raw = np.asarray(list(given.values()), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GraphError(f"{name} values must be numbers") from None
+        try:
+            index = np.atleast_1d(graph.vertex_index(np.asarray(keys) if keys else np.empty(0, np.int64)))
+        except GraphError:
+            bad = [k for k in keys if not _is_vertex(graph, k)]
+            raise GraphError(f"{name} key {bad[0] if bad else keys!r} is not a vertex of the graph") from None
+        vector = np.zeros(n, dtype=np.float64)
+        np.add.at(vector, index, raw)
+    else:
+        try:
+            raw = np.asarray(given, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GraphError(f"{name} must be a dict keyed by vertex or an array of {n} numbers") from None
+        if raw.shape != (n,):
+            raise GraphError(f"{name} must be a dict keyed by vertex or an array of length {n}, got shape {raw.shape}")
+        vector = raw.copy()
+    if raw.size and not np.all(np.isfinite(raw)):
+        raise GraphError(f"{name} values must be finite numbers")
+    if raw.size and raw.min() < 0:
+        raise GraphError(f"{name} values must be >= 0, got {float(raw.min())}")
+    total = float(vector.sum())
+    if not total > 0:
+        raise GraphError(f"{name} must have a positive sum (at least one vertex with a value > 0)")
+    return vector / total
+
+
+def _is_vertex(graph: Graph, key: Any) -> bool:
+    try:
+        graph.vertex_index(key)
+        return True
+    except (GraphError, TypeError, ValueError):
+        return False
+
+
+def _power_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str] | None:
+    """The Strategy the power iteration records, its controller's name and why; None when `strategy` fixes another
+    path (method="auto" then runs delta)."""
+    controller = make_controller(strategy, graph, "iterative")
+    if isinstance(controller, StaticController):  # the table's push strategy: keep its GPU fields, pull over all
+        s = as_pull(controller.strategy).with_(sync="sync", drive="topology")
+        return s, controller.name, "power iteration = SEP-Graph's sync-pull-td path"
+    if isinstance(controller, FixedController):
+        if controller.strategy.path != POWER_PATH:
+            return None
+        return controller.strategy, controller.name, controller.reason
+    candidates = getattr(controller, "candidates", ())
+    s = next((c for c in candidates if c.path == POWER_PATH), Strategy(direction="pull", drive="topology", frontier="bitmap"))
+    return s, controller.name, "power iteration = SEP-Graph's sync-pull-td path"
+
+
+# ------------------------------------------------------------------------------------------------------ pagerank
+def pagerank(
+    graph: Graph,
+    *,
+    alpha: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    personalization: Any = None,
+    nstart: Any = None,
+    dangling: Any = None,
+    method: str = "auto",
+    backend: Any = "auto",
+    strategy: Any = "auto",
+) -> PageRankResult:
+    """PageRank of every vertex (float64, sums to 1), as networkx.pagerank computes it; see the module notes."""
+    start = time.perf_counter()
+    alpha, tol, max_iter = _check_scalars(alpha, tol, max_iter, method)
+    be = get_backend(backend)
+    n = graph.num_vertices
+    if n == 0:
+        return PageRankResult(np.zeros(0, dtype=np.float64), iterations=0, trace=Trace(algorithm="pagerank", backend=be.name),
+                              graph=graph, seconds=time.perf_counter() - start)
+    if graph.weights is not None and graph.num_arcs and float(graph.weights.min()) < 0:
+        k = int(np.argmin(graph.weights))
+        raise GraphError(f"PageRank needs non-negative weights; arc {k} has weight {float(graph.weights[k])}")
+    p = _distribution(graph, personalization, "personalization")
+    x0 = _distribution(graph, nstart, "nstart")
+    d = _distribution(graph, dangling, "dangling")
+    power = None if method == "delta" else _power_strategy(strategy, graph)
+    if method == "power" and power is None:
+        raise StrategyError(f"method='power' runs the sync-pull-td path only, not strategy {strategy!s}; use method='delta'")
+    xp = be.xp
+    uniform = xp.full(n, 1.0 / n)
+    p = uniform if p is None else be.asarray(p)
+    d_is_p = d is None
+    d = p if d is None else be.asarray(d)
+    x0 = uniform if x0 is None else be.asarray(x0)
+    G = be.graph(graph)
+    out_weight = _out_weight(be, G)
+    inv = xp.where(out_weight > 0, 1.0 / xp.where(out_weight > 0, out_weight, 1.0), 0.0)
+    is_dangling = out_weight == 0
+    if power is not None:
+        ranks, iterations, trace = _power(be, G, graph, power, alpha, tol, max_iter, p, d, x0, inv, is_dangling)
+    else:
+        if alpha >= 1.0:
+            raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
+        ranks, iterations, trace = _delta(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
+                                          is_dangling, out_weight)
+    return PageRankResult(be.to_host(ranks), iterations=iterations, trace=trace, graph=graph,
+                          seconds=time.perf_counter() - start)
+
+
+def _out_weight(be: Any, G: Any) -> Any:
+    """float64[V]: each vertex's out-degree, or its summed out-weight on a weighted graph (a push-side reduction)."""
+    xp = be.xp
+    if not G.weighted:
+        return G.out_degree.astype(np.float64)
+    ones = xp.ones(G.num_vertices, dtype=np.float64)
+    return be.neighbor_reduce(G, PULL_CONTRIBUTION, (ones,), "sum", "out")
+
+
+# ------------------------------------------------------------------------------------------------------ power
+def _power(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling):
+    """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy."""
+    xp = be.xp
+    strategy, controller, why = power
+    n = G.num_vertices
+    trace = Trace(algorithm="pagerank-power", backend=be.name, controller=controller)
+    dangling_ids = xp.flatnonzero(is_dangling)
+    teleport = (1.0 - alpha) * p
+    contrib = xp.empty(n, dtype=np.float64)
+    gathered = xp.empty(n, dtype=np.float64)
+    err = math.inf
+    for iteration in range(max_iter):
+        t0 = time.perf_counter()
+        xp.multiply(x, inv, out=contrib)
+        be.neighbor_reduce(G, PULL_CONTRIBUTION, (contrib,), "sum", "in", out=gathered)
+        dangling_sum = float(x[dangling_ids].sum()) if dangling_ids.size else 0.0
+        new = alpha * gathered
+        new += teleport
+        if dangling_sum:
+            new += (alpha * dangling_sum) * d
+        err = float(xp.abs(new - x).sum())
+        x = new
+        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=n, frontier_edges=G.num_arcs,
+                  edges_processed=G.num_arcs, seconds=time.perf_counter() - t0, decision=POWER_PATH,
+                  reason=f"{why}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")
+        if err < n * tol:
+            return x, iteration + 1, trace
+    raise GraphError(f"PageRank (power iteration) did not converge in {max_iter} iterations: the last L1 change was "
+                     f"{err:.6g}, not below N*tol = {n * tol:.6g} (raise max_iter or tol)")
+
+
+# ------------------------------------------------------------------------------------------------------ delta
+class _Solve:
+    """One delta-PR linear solve  s = alpha P^T s + b  (dangling mass absorbed): the program's values and buffers."""
+
+    def __init__(self, name: str, value: Any, b: Any) -> None:
+        self.name = name
+        self.b = b
+        self.value = value
+        self.buffer = None  # set from the exact residual
+        self.residual = math.inf  # L1 norm of the exact residual
+
+
+def _exact_residual(be, G, alpha, s: _Solve, inv) -> None:
+    """buffer = b + alpha P^T value - value with the exact transition (float64 weights), and its L1 norm."""
+    xp = be.xp
+    gathered = be.neighbor_reduce(G, PULL_CONTRIBUTION, (s.value * inv,), "sum", "in")
+    s.buffer = s.b + alpha * gathered - s.value
+    s.residual = float(xp.abs(s.buffer).sum())
+
+
+def _combine(xp, alpha, y: _Solve, z: _Solve | None, is_dangling):
+    """DanglingCombination: the PageRank from the solves, and a bound on its L1 distance to the exact PageRank."""
+    ey = y.residual / (1.0 - alpha)  # ||y - y~||_1 <= ||(I - alpha P^T)^-1||_1 ||r||_1 <= ||r||_1 / (1 - alpha)
+    if z is None:
+        total = float(y.value.sum())
+        bound = 2.0 * ey / total if total > ey else math.inf
+        return y.value / total if total else y.value, bound
+    ez = z.residual / (1.0 - alpha)
+    dy = float(y.value[is_dangling].sum())
+    dz = float(z.value[is_dangling].sum())
+    den = 1.0 - alpha * dz  # = (1 - alpha) sum(z) > 0 exactly
+    c = alpha * dy / den
+    x = y.value + c * z.value
+    total = float(x.sum())
+    low = den - alpha * ez
+    if low <= 0 or total <= 0:
+        return (x / total if total > 0 else x), math.inf
+    dc = alpha * (ey / low + (dy + ey) * alpha * ez / (low * den))
+    err = ey + c * ez + dc * (float(xp.abs(z.value).sum()) + ez)
+    bound = 2.0 * err / total if total > err else math.inf
+    return x / total, bound
+
+
+def _delta(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, is_dangling, out_weight):
+    """Delta-based PageRank (SEP-Graph 4.2) through run_program; see the module notes."""
+    xp = be.xp
+    n = G.num_vertices
+    target = n * tol
+    weighted = G.weighted
+    program_graph = graph
+    if weighted:  # per-arc shares w / outweight(u), so the edge functor carries the weight-proportional split
+        host_inv = be.to_host(inv)
+        rows = np.repeat(host_inv, np.diff(graph.offsets))
+        shares = (graph.weights.astype(np.float64) * rows).astype(np.float32)
+        program_graph = Graph(graph.offsets, graph.indices, shares, directed=True, name=graph.name)
+    controller = make_controller(strategy, graph, "iterative")
+    trace = Trace(algorithm="pagerank-delta", backend=be.name, controller=controller.name)
+    has_dangling = bool(is_dangling.any())
+    d_is_p = d_is_p or bool(xp.array_equal(d, p))
+    # warm start: nstart scaled to the dangling-absorbed system (exact when nstart is the PageRank and d = p)
+    dx0 = float(x0[is_dangling].sum())
+    y = _Solve("personalization", x0 * ((1.0 - alpha) / (1.0 - alpha + alpha * dx0)), (1.0 - alpha) * p)
+    solves = [y]
+    if has_dangling and not d_is_p:
+        solves.append(_Solve("dangling", xp.zeros(n, dtype=np.float64), xp.asarray(d, dtype=np.float64)))
+    for s in solves:
+        _exact_residual(be, G, alpha, s, inv)
+    eps = tol * (1.0 - alpha) * SLACK / 4.0
+    rounds = 0
+    while True:
+        ranks, bound = _combine(xp, alpha, y, solves[1] if len(solves) > 1 else None, is_dangling)
+        if bound < target:
+            return ranks, rounds, trace
+        if rounds >= max_iter:
+            raise GraphError(f"PageRank (delta) did not converge in {max_iter} rounds: the ranks are within "
+                             f"{bound:.6g} (L1) of the exact PageRank, not below N*tol = {target:.6g} (raise max_iter or tol)")
+        if rounds and bound < math.inf:  # a later pass: aim below the target with what the last pass achieved
+            eps = min(eps, eps * SLACK * target / bound)
+        ran = False
+        for s in solves:
+            active = xp.flatnonzero(s.buffer != 0)
+            if active.size == 0 or rounds >= max_iter:
+                continue
+            ran = True
+            params = xp.asarray([alpha, eps, 0.0 if weighted else 1.0], dtype=np.float64)
+            run = run_program(PAGERANK_DELTA, program_graph, s.value, s.buffer, active, params=params, backend=be,
+                              strategy=controller, max_rounds=max_iter - rounds)
+            _append(trace, run.trace, s.name)
+            rounds += len(run.trace)
+            s.value = xp.asarray(run.state.value)
+            _exact_residual(be, G, alpha, s, inv)
+        if not ran:  # every residual is exactly 0, so the bound can only be infinite through a zero rank sum
+            raise GraphError(f"PageRank (delta) cannot bound its error ({bound:.6g}); use method='power'")
+
+
+def _append(trace: Trace, rows: Trace, phase: str) -> None:
+    names = [f.name for f in fields(TraceRow) if f.name not in ("iteration", "phase")]
+    for row in rows:
+        trace.add(**{name: getattr(row, name) for name in names}, phase=phase)

@@ -1,0 +1,281 @@
+"""Engine pieces: Strategy values and their string form, controllers, trace, frontier, CPU atomics, and a
+user-defined vertex program (widest path) under every execution path."""
+
+from __future__ import annotations
+
+import json
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphgear as gg
+from graphgear.backends import get_backend
+from graphgear.backends.cpu.atomics import atomic_add, atomic_cas, atomic_fadd, atomic_max, atomic_min
+from graphgear.engine.controller import (
+    FixedController,
+    IterationInfo,
+    IterativeController,
+    TraversalController,
+    configuration_table,
+    make_controller,
+)
+from graphgear.engine.strategy import CHOICES, Strategy
+from graphgear.engine.trace import Trace
+from graphgear.errors import BackendError, StrategyError
+from graphgear.frontier import Frontier
+
+# ---------------------------------------------------------------------------------------------------------- Strategy
+
+
+def test_strategy_defaults_and_path():
+    s = Strategy()
+    assert (s.direction, s.sync, s.drive, s.path) == ("push", "sync", "data", "sync-push-dd")
+    assert str(s) == "default" and Strategy.parse("default") == s
+
+
+@st.composite
+def valid_strategies(draw):
+    while True:
+        fields = {name: draw(st.sampled_from(values)) for name, values in CHOICES.items()}
+        fields["supports"] = frozenset(draw(st.sets(st.sampled_from(["warp_gather", "block_gather", "supplementary_queues"]))))
+        try:
+            return Strategy(**fields)
+        except StrategyError:
+            continue
+
+
+@settings(max_examples=150, deadline=None)
+@given(s=valid_strategies())
+def test_strategy_string_round_trip(s):
+    assert Strategy.parse(str(s)) == s
+    assert Strategy(**{**s.to_dict(), "supports": frozenset(s.to_dict()["supports"])}) == s
+
+
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("direction=sideways", "direction='sideways'"),
+        ("direction=pull,frontier=edge_queue", "cannot read an edge queue"),
+        ("drive=topology,frontier=edge_queue", "nothing to hold"),
+        ("direction=pull,supports=warp_gather", "balance push"),
+        ("dedup=warp_hash,frontier=bitmap", "duplicate removal"),
+        ("group_size=4", "group_size applies"),
+        ("group_size=three,balance=vertex_group", "group_size must be"),
+        ("speed=fast", "unknown field 'speed'"),
+        ("direction", "key=value"),
+        ("direction=push,direction=pull", "given twice"),
+        ("supports=teleport", "supports=teleport"),
+    ],
+)
+def test_impossible_or_malformed_strategies(text, words):
+    with pytest.raises(StrategyError, match=words.replace("(", r"\(")):
+        Strategy.parse(text)
+
+
+def test_with_validates():
+    with pytest.raises(StrategyError):
+        Strategy().with_(direction="pull", frontier="edge_queue")
+    with pytest.raises(StrategyError, match="unknown Strategy field"):
+        Strategy().with_(colour="red")
+
+
+# ---------------------------------------------------------------------------------------------------------- controllers
+
+
+def stats(avg, gini, max_degree):
+    return {"avg_degree": avg, "gini": gini, "max_degree": max_degree}
+
+
+@pytest.mark.parametrize(
+    "avg,gini,max_degree,balance,group,frontier,sync",
+    [
+        (2.5, 0.3, 6, "vertex_group", 1, "edge_queue", "async"),  # road-like, skewed: node-based-1 + edge queue
+        (3.9, 0.02, 4, "vertex_group", 4, "vertex_queue", "async"),  # mesh
+        (40.0, 0.1, 60, "vertex_group", 16, "vertex_queue", "sync"),
+        (80.0, 0.1, 120, "vertex_group", 32, "vertex_queue", "sync"),
+        (30.0, 0.9, 64_779, "warp_scan", 32, "vertex_queue", "sync"),  # kron
+        (10.0, 0.7, 1_000, "warp_scan", 32, "vertex_queue", "sync"),  # Gini >= 0.6: multiple kernel calls
+    ],
+)
+def test_configuration_table(avg, gini, max_degree, balance, group, frontier, sync):
+    s, why = configuration_table(stats(avg, gini, max_degree))
+    assert (s.balance, s.group_size, s.frontier, s.sync) == (balance, group, frontier, sync)
+    assert ("warp_gather" in s.supports) == (max_degree > 32)
+    assert ("block_gather" in s.supports) == (max_degree > 256)
+    assert "supplementary_queues" not in s.supports
+    assert why
+    big, _ = configuration_table(stats(30.0, 0.9, 10**6))
+    assert "supplementary_queues" in big.supports
+    assert configuration_table(stats(30.0, 0.9, 10), name="kron:20")[0].lookup == "bitmask"
+
+
+def info(it, fv, fe, n=1000, m=20_000):
+    return IterationInfo(it, fv, fe, n, m)
+
+
+def test_algorithm_2_switches_push_pull_push():
+    c = TraversalController(Strategy(), 1000, 20_000)
+    assert c.choose(info(0, 1, 20)).decision == "push"
+    assert c.choose(info(1, 20, 400)).decision == "push"  # 400 <= (20000 - 400) / 15
+    d = c.choose(info(2, 400, 8_000))
+    assert d.decision == "pull" and d.strategy.direction == "pull" and "switch to pull" in d.reason
+    assert c.choose(info(3, 600, 9_000)).decision == "pull"  # |A| 600 >= |V| / 2
+    d = c.choose(info(4, 100, 1_000))
+    assert d.decision == "push" and "switch to push" in d.reason
+
+
+def test_algorithm_2_never_switches_on_sparse_graphs():
+    c = TraversalController(Strategy(), 1000, 3000)  # |E|/|V| = 3 < delta = 5
+    for it in range(3):
+        d = c.choose(info(it, 500, 2500, m=3000))
+        assert d.strategy.path == "async-push-dd" and "delta" in d.reason
+
+
+def test_algorithm_1_inspects_then_predicts():
+    c = IterativeController(Strategy())
+    seen = []
+    for it, seconds in enumerate([0.010, 0.020, 0.001]):
+        d = c.choose(info(it, 1000, 20_000))
+        seen.append(d.strategy.path)
+        assert "inspect" in d.reason
+        c.observe(d, info(it, 1000, 20_000), seconds)
+    assert seen == ["sync-pull-td", "async-push-td", "async-push-dd"]
+    d = c.choose(info(3, 10, 100))  # few active edges: data-driven push is predicted cheapest
+    assert d.strategy.path == "async-push-dd" and "predicted" in d.reason
+
+
+def test_make_controller_forms():
+    g = gg.load("grid:10:10")
+    assert isinstance(make_controller("direction=pull", g, "traversal"), FixedController)
+    assert isinstance(make_controller(Strategy(), g, "iterative"), FixedController)
+    assert make_controller("static", g, "traversal").name == "static"
+    assert isinstance(make_controller("auto", g, "traversal"), TraversalController)
+    assert isinstance(make_controller("adaptive", g, "iterative"), IterativeController)
+    with pytest.raises(StrategyError):
+        make_controller(42, g, "traversal")
+    with pytest.raises(StrategyError):
+        make_controller("auto", g, "sideways")
+
+
+# ---------------------------------------------------------------------------------------------------------- trace
+
+
+def test_trace_json_and_table(tmp_path):
+    r = gg.bfs(gg.load("kron:10"), 0, backend="cpu")
+    data = json.loads(r.trace.to_json(str(tmp_path / "t.json")))
+    assert data["algorithm"] == "bfs" and len(data["iterations"]) == len(r.trace)
+    assert set(data["iterations"][0]) >= {"iteration", "strategy", "frontier_vertices", "frontier_edges", "seconds",
+                                          "decision", "reason"}
+    assert json.loads((tmp_path / "t.json").read_text()) == data
+    text = str(r.trace)
+    assert "decision" in text and "reason" in text
+    t = Trace(algorithm="x")
+    for i in range(100):
+        t.add(strategy="default", path="sync-push-dd", frontier_vertices=i, frontier_edges=i, edges_processed=i,
+              seconds=0.001, decision="push", reason="test")
+    assert "more iterations" in str(t) and t.seconds == pytest.approx(0.1)
+
+
+# ---------------------------------------------------------------------------------------------------------- frontier
+
+
+def test_frontier_conversions():
+    f = Frontier.from_vertices([5, 1, 3], 8)
+    assert not f.is_dense and f.size == 3
+    d = f.to_dense()
+    assert d.is_dense and d.size == 3 and d.mask.tolist() == [False, True, False, True, False, True, False, False]
+    assert d.to_sparse().queue.tolist() == [1, 3, 5]
+    assert f.out_edges(np.arange(8)) == 9 and d.out_edges(np.arange(8)) == 9
+    assert not Frontier.empty(4) and Frontier.all_vertices(4).size == 4
+    with pytest.raises(ValueError):
+        Frontier(3)
+
+
+# ---------------------------------------------------------------------------------------------------------- atomics
+
+
+@numba.njit(parallel=True)
+def _hammer(counts, mins, maxs, sums, flags, n):
+    for i in numba.prange(n):
+        atomic_add(counts, i % 3, 1)
+        atomic_min(mins, i % 2, -i)
+        atomic_max(maxs, i % 2, i)
+        atomic_fadd(sums, 0, 0.5)
+        atomic_cas(flags, i % 4, 0, 1)
+
+
+def test_atomics_lose_no_update():
+    counts, mins, maxs = np.zeros(3, np.int64), np.zeros(2, np.int64), np.zeros(2, np.int32)
+    sums, flags = np.zeros(1, np.float64), np.zeros(4, np.int8)
+    _hammer(counts, mins, maxs, sums, flags, 200_000)
+    assert counts.tolist() == [66_667, 66_667, 66_666]
+    assert mins.tolist() == [-199_998, -199_999] and maxs.tolist() == [199_998, 199_999]
+    assert sums[0] == 100_000.0 and flags.tolist() == [1, 1, 1, 1]
+
+
+# ---------------------------------------------------------------------------------------------------------- programs
+
+
+@numba.njit
+def _widest_compute(value, buffer, degree, params):
+    if buffer > value:
+        return buffer, buffer, buffer, True
+    return value, buffer, value, False
+
+
+@numba.njit
+def _widest_edge(message, weight, params):
+    return min(message, weight)
+
+
+@numba.njit
+def _never(value, params):
+    return False
+
+
+WIDEST = gg.VertexProgram(
+    name="widest_path", kind="traversal", accumulate="max",
+    compute=gg.Functor("widest_compute", _widest_compute),
+    edge=gg.Functor("widest_edge", _widest_edge, "return fminf(message, weight);"),
+    settled=gg.Functor("never", _never, "return false;"),
+)
+
+PATHS = [Strategy(sync=sy, direction=d, drive=dr, frontier="bitmap" if d == "pull" or dr == "topology" else "vertex_queue")
+         for sy in ("sync", "async") for d in ("push", "pull") for dr in ("data", "topology")]
+
+
+def widest_reference(g, source):
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    width = np.full(g.num_vertices, -np.inf)
+    width[source] = np.inf
+    while True:
+        new = width.copy()
+        np.maximum.at(new, g.indices, np.minimum(width[rows], g.weights))
+        if np.array_equal(new, width):
+            return width
+        width = new
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), directed=st.booleans(), path=st.sampled_from(PATHS))
+def test_user_program_widest_path_every_path(seed, directed, path):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 40)), int(rng.integers(0, 120))
+    g = gg.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(1, 100, m), num_vertices=n,
+                            directed=directed)
+    source = int(rng.integers(0, n))
+    values = np.full(n, -np.inf)
+    buffers = values.copy()
+    buffers[source] = np.inf
+    run = gg.run_program(WIDEST, g, values, buffers, [source], backend="cpu", strategy=path)
+    np.testing.assert_array_equal(run.values, widest_reference(g, source))
+    assert len(run.trace) >= 1
+
+
+def test_backend_names():
+    assert get_backend("cpu").name == "cpu"
+    with pytest.raises(BackendError, match="unknown backend"):
+        get_backend("tpu")
