@@ -37,3 +37,15 @@ def real_graph(name: str) -> Path:
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Every test writes binary caches to its own temporary folder, never to ~/.cache."""
     monkeypatch.setenv("GRAPHGEAR_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `gpu` skip themselves where CuPy or an NVIDIA GPU is missing (CI, this machine)."""
+    from graphgear.backends import cuda_available
+
+    if cuda_available():
+        return
+    skip = pytest.mark.skip(reason="needs CuPy and an NVIDIA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

@@ -91,7 +91,7 @@ def run_program(
     state = be.program_state(G, program, values, buffers, np.asarray(params, dtype=np.float64))
     controller = make_controller(strategy, graph, program.kind)
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
-    worklist = Frontier.all_vertices(n) if active is None else Frontier.from_vertices(np.asarray(active), n)
+    worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(np.asarray(active)), n)
     rounds = 0
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)

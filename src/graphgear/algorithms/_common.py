@@ -48,8 +48,11 @@ def _parent(v, u, w, state):  # pragma: no cover - numba
     return 0
 
 
-PARENT_CANDIDATE = Functor("parent_candidate", _parent_candidate)
-PARENT = Functor("parent", _parent)
+PARENT_CANDIDATE = Functor("parent_candidate", _parent_candidate, "return v != s2[0] && s0[v] < GG_INF;")
+PARENT = Functor(
+    "parent", _parent,
+    "if (s0[u] + (s3[0] ? 1.0 : (double)w) == s0[v]) { s1[v] = u; return GG_ACTIVATE | GG_STOP; } return 0;",
+)
 
 
 def predecessors_from_distances(backend: Any, G: Any, strategy: Any, dist: Any, source: int, unit_weights: bool) -> Any:

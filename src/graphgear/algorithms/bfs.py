@@ -45,7 +45,7 @@ BFS_PROGRAM = VertexProgram(
     accumulate="min",
     compute=Functor("bfs_compute", _compute, "if (buffer < value) { value = buffer; message = value; send = true; }"),
     edge=Functor("bfs_edge", _edge, "return message + 1;"),
-    settled=Functor("bfs_settled", _settled, "return value < INFINITY;"),
+    settled=Functor("bfs_settled", _settled, "return value < GG_INF;"),
     first_wins=True,
 )
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_cas
-from ..engine.controller import FixedController, make_controller
+from ..engine.controller import CONTROLLERS, FixedController, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
@@ -59,12 +59,12 @@ AFFOREST_TOPOLOGY = Strategy(drive="topology", frontier="bitmap")  # what the co
 # state = (offsets, indices, t_offsets, t_indices, comp, params); params = int64[3]: (r, c, directed)
 #   r  the neighbour offset: the sampled neighbour in a sampling round, the first unsampled one in the final phase
 #   c  the giant component's root (-1 before it is known)
-# The functors read state[i] one array at a time: unpacking the whole tuple (`a, b, ... = state`) in a functor with
-# loops makes numba reference-count every array on every call, atomics that two threads fight over (6x slower here).
-OFFSETS, INDICES, T_OFFSETS, T_INDICES, COMP, PARAMS = range(6)
+# The functors are compiled with _nrt=False (they never allocate): otherwise numba reference-counts the state's arrays
+# on every call of a functor with loops, atomics that the threads fight over (6x slower on kron:20).
+functor = numba.njit(nogil=True, _nrt=False)
 
 
-@numba.njit(inline="always", nogil=True)
+@numba.njit(inline="always", nogil=True, _nrt=False)
 def _link(u, v, comp):  # pragma: no cover - numba
     """GAP's Link: hook the higher of the two roots under the lower one (CAS), retrying from the grandparents."""
     p1 = comp[u]
@@ -81,41 +81,36 @@ def _link(u, v, comp):  # pragma: no cover - numba
         p2 = comp[low]
 
 
-@numba.njit(nogil=True)
+@functor
 def _link_sampled(u, state):  # pragma: no cover - numba
-    offsets = state[OFFSETS]
-    k = offsets[u] + state[PARAMS][0]
+    offsets, indices, t_offsets, t_indices, comp, params = state
+    k = offsets[u] + params[0]
     if k < offsets[u + 1]:
-        _link(u, state[INDICES][k], state[COMP])
+        _link(u, indices[k], comp)
 
 
-@numba.njit(nogil=True)
+@functor
 def _compress(v, state):  # pragma: no cover - numba
-    comp = state[COMP]
+    comp = state[4]
     while comp[v] != comp[comp[v]]:
         comp[v] = comp[comp[v]]
 
 
-@numba.njit(nogil=True)
+@functor
 def _link_remaining(u, state):  # pragma: no cover - numba
-    comp = state[COMP]
-    params = state[PARAMS]
+    offsets, indices, t_offsets, t_indices, comp, params = state
     if comp[u] == params[1]:
         return
-    offsets = state[OFFSETS]
-    indices = state[INDICES]
     for k in range(offsets[u] + params[0], offsets[u + 1]):
         _link(u, indices[k], comp)
     if params[2]:
-        t_offsets = state[T_OFFSETS]
-        t_indices = state[T_INDICES]
         for k in range(t_offsets[u], t_offsets[u + 1]):
             _link(u, t_indices[k], comp)
 
 
-@numba.njit(nogil=True)
+@functor
 def _outside_giant(v, state):  # pragma: no cover - numba
-    return state[COMP][v] != state[PARAMS][1]
+    return state[4][v] != state[5][1]
 
 
 LINK_SAMPLED = Functor("afforest_link_sampled", _link_sampled,
@@ -190,25 +185,32 @@ def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[int, float]:
 # ---------------------------------------------------------------------------------------------------------- Afforest
 
 
+def _afforest_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str]:
+    """(the Strategy Afforest runs with, the controller's name, why). The controllers' names need no graph statistics
+    here (Afforest has one path), so they skip `make_controller`, whose auto/static tables compute `graph.stats()`."""
+    if isinstance(strategy, str) and strategy in CONTROLLERS:
+        return AFFOREST_TOPOLOGY, strategy, f"{strategy}: Afforest runs GAP's topology-driven loops"
+    controller = make_controller(strategy, graph, "iterative")
+    if isinstance(controller, FixedController):
+        return controller.strategy, controller.name, controller.reason
+    return AFFOREST_TOPOLOGY, controller.name, f"{controller.name}: Afforest runs GAP's topology-driven loops"
+
+
 def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> tuple[np.ndarray, Trace]:
     """comp[v] = smallest vertex id of v's weak component, by Afforest; and the trace (one row per phase)."""
     be = get_backend(backend)
     G = be.graph(graph)
     xp = be.xp
     n = graph.num_vertices
-    controller = make_controller(strategy, graph, "iterative")
-    trace = Trace(algorithm="cc_afforest", backend=be.name, controller=controller.name)
-    if isinstance(controller, FixedController):
-        base, reason = controller.strategy, controller.reason
-    else:
-        base, reason = AFFOREST_TOPOLOGY, f"{controller.name}: Afforest runs GAP's topology-driven loops"
+    base, controller_name, reason = _afforest_strategy(strategy, graph)
+    trace = Trace(algorithm="cc_afforest", backend=be.name, controller=controller_name)
     topology = base.with_(drive="topology", frontier="bitmap", dedup="none")
     if n == 0:
         return xp.zeros(0, dtype=np.int64), trace
     directed = bool(graph.directed)
     t_offsets, t_indices, _ = G.csc() if directed else (G.offsets, G.indices, None)
     comp = xp.arange(n, dtype=G.indices.dtype)
-    params = xp.asarray([0, -1, int(directed)], dtype=np.int64)
+    params = xp.asarray([0, -1, 0], dtype=np.int64)
     state = (G.offsets, G.indices, t_offsets, t_indices, comp, params)
 
     def row(phase: str, s: Any, vertices: int, edges: int, seconds: float, why: str) -> None:
@@ -216,14 +218,12 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
                   seconds=seconds, decision=s.path, reason=why, phase=phase)
 
     # sampling: link the r-th neighbour of every vertex, then compress
-    sampled_edges = 0
     for r in range(NEIGHBOR_ROUNDS):
         start = time.perf_counter()
         params[0] = r
         be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
         be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-        edges = int((G.out_degree > r).sum())
-        sampled_edges += edges
+        edges = int(xp.count_nonzero(G.out_degree > r))
         row("sample", topology, n, edges, time.perf_counter() - start, f"{reason}; link neighbour {r} of every vertex")
 
     # the giant component, then the remaining edges of the vertices outside it
@@ -231,9 +231,9 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     c, share = _sample_frequent_element(be, comp, n)
     params[0], params[1] = NEIGHBOR_ROUNDS, c
     outside = comp != c
-    remaining = int((xp.maximum(G.out_degree[outside] - NEIGHBOR_ROUNDS, 0)).sum())
+    remaining = int(xp.sum(G.out_degree - NEIGHBOR_ROUNDS, where=outside & (G.out_degree > NEIGHBOR_ROUNDS)))
     if directed:
-        remaining += int((t_offsets[1:] - t_offsets[:-1])[outside].sum())
+        remaining += int(xp.sum(t_offsets[1:] - t_offsets[:-1], where=outside))
     why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
     if base.drive == "data":
         s = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base

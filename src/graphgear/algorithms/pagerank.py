@@ -334,6 +334,10 @@ def _delta(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, 
         shares = (graph.weights.astype(np.float64) * rows).astype(np.float32)
         program_graph = Graph(graph.offsets, graph.indices, shares, directed=True, name=graph.name)
     controller = make_controller(strategy, graph, "iterative")
+    fixed = getattr(controller, "strategy", None)
+    if fixed is not None and fixed.sync == "async" and fixed.direction == "pull":  # refused up front, whatever the data
+        raise StrategyError(f"delta PageRank accumulates with sum, and async pull re-reads messages: strategy {fixed} "
+                            "cannot run it (use sync pull or a push path)")
     trace = Trace(algorithm="pagerank-delta", backend=be.name, controller=controller.name)
     has_dangling = bool(is_dangling.any())
     d_is_p = d_is_p or bool(xp.array_equal(d, p))

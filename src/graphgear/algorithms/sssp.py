@@ -60,33 +60,31 @@ PULL_PASS = Strategy(direction="pull", frontier="bitmap")
 # ------------------------------------------------------------------------------------------------------ functors
 @numba.njit(inline="always", nogil=True)
 def _split(v, nd, state):  # pragma: no cover - numba
-    """v improved to nd: near (activate) when nd < T_hi, else into the far pile once (test-and-set on its flag)."""
-    dist, bits, bounds, far_flag, far_list, far_count = state
-    if nd < bounds[1]:
+    """v improved to nd: near (activate) when nd < T_hi, else into the far pile once (test-and-set on its flag).
+    The state's arrays are read where they are used: unpacking the whole tuple costs reference counting per call."""
+    if nd < state[2][1]:
         return True
-    if far_flag[v] == 0 and atomic_cas(far_flag, v, 0, 1) == 0:
-        far_list[atomic_add(far_count, 0, 1)] = v
+    if state[3][v] == 0 and atomic_cas(state[3], v, 0, 1) == 0:
+        state[4][atomic_add(state[5], 0, 1)] = v
     return False
 
 
 @numba.njit(nogil=True)
 def _relax(u, v, w, state):  # pragma: no cover - numba
-    dist, bits = state[0], state[1]
-    nd = dist[u] + w
-    if nd < dist[v]:
+    nd = state[0][u] + w
+    if nd < state[0][v]:
         nb = float_bits(nd)
-        if atomic_min(bits, v, nb) > nb:
+        if atomic_min(state[1], v, nb) > nb:
             return _split(v, nd, state)
     return False
 
 
 @numba.njit(nogil=True)
 def _relax_pull(v, u, w, state):  # pragma: no cover - numba
-    dist, bits = state[0], state[1]
-    nd = dist[u] + w
-    if nd < dist[v]:
+    nd = state[0][u] + w
+    if nd < state[0][v]:
         nb = float_bits(nd)
-        if atomic_min(bits, v, nb) > nb and _split(v, nd, state):
+        if atomic_min(state[1], v, nb) > nb and _split(v, nd, state):
             return ACTIVATE
     return 0
 
@@ -106,10 +104,9 @@ def _in_bucket(v, state):  # pragma: no cover - numba
 @numba.njit(nogil=True)
 def _stays_far(v, state):  # pragma: no cover - numba
     """Keep v in the far pile when it is still at or beyond T_hi; otherwise it leaves the pile (flag cleared)."""
-    dist, bits, bounds, far_flag = state[0], state[1], state[2], state[3]
-    if dist[v] >= bounds[1]:
+    if state[0][v] >= state[2][1]:
         return True
-    far_flag[v] = 0
+    state[3][v] = 0
     return False
 
 

@@ -1,0 +1,335 @@
+"""Betweenness centrality by Brandes' algorithm: a shortest-path-counting BFS forward, dependencies accumulated back.
+
+Method: U. Brandes, "A faster algorithm for betweenness centrality", J. Math. Sociol. 25(2), 2001. For a source s:
+
+    ForwardPhase   level-synchronous BFS from s that counts shortest paths: sigma[v] = sum of sigma[u] over the
+                   in-neighbours u one level up. Push: the frontier's out-edges claim unvisited vertices (atomic_cas on
+                   the level array) and add sigma[u] (atomic_fadd). Pull: every unvisited vertex sums sigma over its
+                   in-neighbours on the previous level (no atomics, no early exit: every parent counts). The traversal
+                   controller (SEP-Graph Algorithm 2) picks push or pull per level; an async push drains the whole BFS
+                   in one FIFO pass (FIFO order is BFS order, so sigma[u] is final when u is expanded) and the levels
+                   are then read back from the level array.
+    BackwardPhase  levels from the deepest to 1: delta[u] = sum over out-neighbours v one level deeper of
+                   sigma[u] / sigma[v] * (1 + delta[v]); a gather over the level's vertices (each writes only its own
+                   delta, race-free), then a pass over the level sets coef[u] = (1 + delta[u]) / sigma[u] and adds
+                   delta[u] to bc. The gather sums coef over all out-neighbours with no level test: coef is still 0
+                   on u's level and above, and a BFS arc never leads two levels down.
+
+This is the single-source BC of SEP-Graph (Wang et al., PPoPP'19) and MultiGraph (Hong et al., PACT'17), whose metric is
+2|E| / t per source; it runs for every source (exact BC), for k sampled sources, or for given sources.
+
+Semantics follow networkx.betweenness_centrality:
+- unweighted: shortest paths count hops and weights are ignored (networkx with weight=None, cuGraph's default);
+- parallel arcs (a graph built with duplicates="keep") count once, as in networkx, whose graphs have none; self-loops
+  never lie on a shortest path;
+- ``k``: sources = random.Random(seed).sample(vertices, k) exactly as networkx samples them, and networkx's rescaling
+  for sampled sources (`_rescale`: sampled sources and the other vertices are scaled apart when endpoints=False, so
+  k = 1 gives NaN at the sampled vertex, as in networkx); k == V is the exact computation;
+- ``sources``: the exact sum over the given sources (user labels; repeats count again), scaled as networkx scales the
+  exact computation, i.e. networkx.betweenness_centrality_subset(G, sources, targets=G, normalized) when
+  endpoints=False. ``sources=[s], normalized=False`` is the papers' single-source BC: delta_s(v) on a directed graph,
+  delta_s(v) / 2 on an undirected one (each unordered pair counted once). All vertices as sources give the exact BC.
+"""
+
+from __future__ import annotations
+
+import numbers
+import random
+import time
+import weakref
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..backends import get_backend
+from ..backends.cpu.atomics import atomic_cas, atomic_fadd
+from ..engine.controller import CONTROLLERS, IterationInfo, make_controller
+from ..engine.strategy import Strategy
+from ..engine.trace import Trace
+from ..errors import GraphError
+from ..frontier import Frontier
+from ..functor import Functor
+from ..graph.graph import Graph
+from ..operators import ACTIVATE
+from ..results import BetweennessResult
+
+__all__ = ["betweenness_centrality"]
+
+
+# ------------------------------------------------------------------------------------------------------- functors
+@numba.njit(nogil=True)
+def _forward_push(u, v, w, state):  # pragma: no cover - numba
+    """Push edge u -> v: claim v for level[u] + 1 if unvisited; add sigma[u] when v lies on that level."""
+    level, sigma = state
+    next_level = level[u] + 1
+    lv = level[v]
+    claimed = False
+    if lv == -1:
+        lv = atomic_cas(level, v, -1, next_level)
+        if lv == -1:
+            claimed = True
+            lv = next_level
+    if lv == next_level:
+        atomic_fadd(sigma, v, sigma[u])
+    return claimed
+
+
+@numba.njit(nogil=True)
+def _forward_candidate(v, state):  # pragma: no cover - numba
+    level, sigma, depth = state
+    return level[v] == -1
+
+
+@numba.njit(nogil=True)
+def _forward_pull(v, u, w, state):  # pragma: no cover - numba
+    """Unvisited v gathers sigma from in-neighbours on the current level (the guard keeps an async sweep or a
+    topology-driven pull level-synchronous)."""
+    level, sigma, depth = state
+    if level[u] == depth[0]:
+        level[v] = depth[0] + 1
+        sigma[v] += sigma[u]
+        return ACTIVATE
+    return 0
+
+
+@numba.njit(nogil=True)
+def _backward_gather(u, state):  # pragma: no cover - numba
+    """delta[u] = sigma[u] * sum over out-neighbours v of coef[v], where coef[v] = (1 + delta[v]) / sigma[v] is set
+    for the finished level below and still 0 on u's level and above (a BFS arc never skips a level downwards, so no
+    out-neighbour lies two levels deeper). Writes only delta[u]."""
+    offsets, indices, sigma, delta, coef, bc, endpoint = state
+    acc = 0.0
+    for k in range(offsets[u], offsets[u + 1]):
+        acc += coef[indices[k]]
+    delta[u] = sigma[u] * acc
+
+
+@numba.njit(nogil=True)
+def _backward_finish(u, state):  # pragma: no cover - numba
+    """After the level's gather: u's coefficient for the level above, and its dependency added to bc."""
+    offsets, indices, sigma, delta, coef, bc, endpoint = state
+    coef[u] = (1.0 + delta[u]) / sigma[u]
+    bc[u] += delta[u] + endpoint[0]
+
+
+FORWARD_PUSH = Functor(
+    "bc_forward_push", _forward_push,
+    "int nl = level[u] + 1; int lv = level[v]; bool claimed = false;"
+    " if (lv == -1) { lv = atomicCAS(&level[v], -1, nl); if (lv == -1) { claimed = true; lv = nl; } }"
+    " if (lv == nl) atomicAdd(&sigma[v], sigma[u]); return claimed;",
+)
+FORWARD_CANDIDATE = Functor("bc_forward_candidate", _forward_candidate, "return level[v] == -1;")
+FORWARD_PULL = Functor(
+    "bc_forward_pull", _forward_pull,
+    "if (level[u] == depth) { level[v] = depth + 1; sigma[v] += sigma[u]; return ACTIVATE; } return 0;",
+)
+BACKWARD_GATHER = Functor(
+    "bc_backward_gather", _backward_gather,
+    "double acc = 0; for (long k = offsets[u]; k < offsets[u + 1]; ++k) acc += coef[indices[k]];"
+    " delta[u] = sigma[u] * acc;",
+)
+BACKWARD_FINISH = Functor(
+    "bc_backward_finish", _backward_finish,
+    "coef[u] = (1.0 + delta[u]) / sigma[u]; bc[u] += delta[u] + endpoint;",
+)
+GATHER = Strategy(direction="pull")  # what the backward phase runs: a data-driven gather over one level
+_NAMES: dict[Strategy, str] = {}
+
+
+def _name(st: Strategy) -> str:
+    """str(st), memoised: traces of many sources would otherwise spend their time formatting strategies."""
+    name = _NAMES.get(st)
+    if name is None:
+        name = _NAMES[st] = str(st)
+    return name
+
+
+# ------------------------------------------------------------------------------------------------------- helpers
+_SIMPLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _simple_view(graph: Graph) -> Graph:
+    """The graph without parallel arcs (networkx counts a multi-edge once); the graph itself when it has none.
+    Rows are sorted by target, so parallel arcs are neighbours in their row. Checked once per graph."""
+    if graph in _SIMPLE:
+        return _SIMPLE[graph] or graph
+    offsets, indices = graph.offsets, graph.indices
+    n, arcs = graph.num_vertices, graph.num_arcs
+    simple = None
+    if arcs > 1:
+        repeat = indices[1:] == indices[:-1]
+        starts = offsets[1:-1]
+        starts = starts[(starts > 0) & (starts < arcs)]
+        repeat[starts - 1] = False  # a row's first arc never repeats the previous row's last
+        if repeat.any():
+            keep = np.concatenate(([True], ~repeat))
+            rows = np.repeat(np.arange(n), np.diff(offsets))
+            counts = np.bincount(rows[keep], minlength=n)
+            new_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+            simple = Graph(new_offsets, indices[keep], None, directed=graph.directed, vertex_ids=graph.vertex_ids,
+                           name=graph.name)
+    _SIMPLE[graph] = simple
+    return simple or graph
+
+
+def _python_random(seed: Any) -> Any:
+    """A random.Random as networkx's @py_random_state makes one (None: the global generator)."""
+    if seed is None or seed is random:
+        return random._inst  # type: ignore[attr-defined]
+    if isinstance(seed, random.Random):
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return random.Random(int(seed))
+    try:  # numpy generators: networkx wraps them; use its wrapper when networkx is there
+        from networkx.utils import create_py_random_state
+    except ImportError:  # pragma: no cover - networkx is a test dependency
+        raise GraphError(f"seed must be None, an int or a random.Random, got {seed!r}") from None
+    try:
+        return create_py_random_state(seed)
+    except ValueError as exc:
+        raise GraphError(f"bad seed {seed!r}: {exc}") from None
+
+
+def _choose_sources(graph: Graph, k: Any, seed: Any, sources: Any) -> tuple[list[int], np.ndarray | None]:
+    """(internal source ids, the sampled ids for networkx's k-rescaling or None for an exact sum)."""
+    n = graph.num_vertices
+    if sources is not None:
+        if k is not None:
+            raise GraphError("give either k (sampled sources) or sources, not both")
+        labels = [sources] if np.ndim(sources) == 0 and not isinstance(sources, (list, tuple)) else list(sources)
+        if labels and n == 0:
+            raise GraphError("the graph has no vertices, so it has no source vertex")
+        return [int(graph.vertex_index(s)) for s in labels], None
+    if k is None:
+        return list(range(n)), None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise GraphError(f"k must be a whole number of sources, got {k!r}")
+    k = int(k)
+    if k < 0 or k > n:
+        raise GraphError(f"k = {k} sources cannot be sampled from {n} vertices (need 0 < k <= {n})")
+    if k == n:  # networkx: the exact computation
+        return list(range(n)), None
+    if k == 0:
+        raise GraphError("k = 0 samples no source; networkx's rescaling divides by k")
+    sampled = _python_random(seed).sample(range(n), k)  # = networkx's seed.sample(list(G.nodes()), k), by position
+    return sampled, np.asarray(sampled, dtype=np.int64)
+
+
+def _rescale(bc: Any, xp: Any, n: int, *, normalized: bool, directed: bool, endpoints: bool,
+             sampled: np.ndarray | None) -> Any:
+    """networkx.algorithms.centrality.betweenness._rescale, on an array."""
+    k = None if sampled is None else len(sampled)
+    pairs_end = n if endpoints else n - 1  # networkx's N
+    if pairs_end < 2:
+        return bc
+    k_source = pairs_end if k is None else k
+    correction = 1 if directed else 2
+    if k is None or endpoints:
+        scale = 1 / (k_source * (pairs_end - 1)) if normalized else pairs_end / (k_source * correction)
+        return bc * scale if scale != 1 else bc
+    if normalized:
+        scale_source = 1 / ((k_source - 1) * (pairs_end - 1)) if k_source > 1 else np.nan
+        scale_other = 1 / (k_source * (pairs_end - 1))
+    else:
+        scale_source = pairs_end / ((k_source - 1) * correction) if k_source > 1 else np.nan
+        scale_other = pairs_end / (k_source * correction)
+    is_source = xp.zeros(n, dtype=bool)
+    is_source[xp.asarray(sampled)] = True
+    return xp.where(is_source, bc * scale_source, bc * scale_other)
+
+
+def _levels_below(xp: Any, level: Any, depth: int, n: int) -> list[Frontier]:
+    """The BFS levels deeper than `depth` read back from the level array (after an async pass drained them)."""
+    idx = xp.flatnonzero(level > depth)
+    if idx.size == 0:
+        return []
+    lv = level[idx]
+    idx = idx[xp.argsort(lv, kind="stable")]
+    counts = np.asarray(xp.bincount(lv - (depth + 1)))  # one small host read
+    bounds = np.cumsum(counts)[:-1]
+    return [Frontier.from_vertices(part, n) for part in xp.split(idx, bounds.tolist())]
+
+
+# ------------------------------------------------------------------------------------------------------- Brandes
+def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: Trace, strategy: Any) -> int:
+    """Forward and backward phase from source s, adding s's dependencies to bc. Returns the vertices reached."""
+    xp = be.xp
+    level, sigma, delta, coef, bc, depth, endpoint = arrays
+    n, num_arcs = G.num_vertices, G.num_arcs
+    level.fill(-1)
+    sigma.fill(0.0)
+    coef.fill(0.0)
+    level[s] = 0
+    sigma[s] = 1.0
+    controller = make_controller(strategy, graph, "traversal")
+    frontier = Frontier.from_vertices(xp.asarray([s], dtype=np.int64), n)
+    levels = [frontier]
+    d = 0
+    while frontier.size:  # ForwardPhase
+        info = IterationInfo(d, frontier.size, frontier.out_edges(G.out_degree), n, num_arcs)
+        decision = controller.choose(info)
+        st = decision.strategy
+        start = time.perf_counter()
+        if st.direction == "pull":
+            depth[0] = d
+            source = None if st.drive == "topology" else frontier
+            nxt = be.pull(G, source, FORWARD_PULL, st, (level, sigma, depth), FORWARD_CANDIDATE)
+            edges = num_arcs
+        else:
+            nxt = be.advance(G, frontier, FORWARD_PUSH, st, (level, sigma))
+            edges = info.frontier_edges
+        seconds = time.perf_counter() - start
+        controller.observe(decision, info, seconds)
+        trace.add(strategy=_name(st), path=st.path, frontier_vertices=info.frontier_vertices,
+                  frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
+                  decision=decision.decision, reason=decision.reason, phase="forward")
+        frontier = nxt.to_sparse()
+        if frontier.size:
+            levels.append(frontier)
+        d += 1
+    deepest = int(level.max())
+    if deepest > len(levels) - 1:  # an async pass expanded the levels below the last recorded one
+        levels += _levels_below(xp, level, len(levels) - 1, n)
+    reached = sum(f.size for f in levels)
+    state = (G.offsets, G.indices, sigma, delta, coef, bc, endpoint)
+    for d in range(len(levels) - 1, 0, -1):  # BackwardPhase
+        f = levels[d]
+        out_edges = f.out_edges(G.out_degree)
+        start = time.perf_counter()
+        be.for_each_vertex(f, BACKWARD_GATHER, state)
+        be.for_each_vertex(f, BACKWARD_FINISH, state)
+        trace.add(strategy=_name(GATHER), path=GATHER.path, frontier_vertices=f.size, frontier_edges=out_edges,
+                  edges_processed=out_edges, seconds=time.perf_counter() - start, decision="gather",
+                  reason=f"level {d}: each vertex sums its successors' dependencies (race-free)", phase="backward")
+    return reached
+
+
+def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = True, endpoints: bool = False,
+                           seed: Any = None, sources: Any = None, backend: Any = "auto",
+                           strategy: Any = "auto") -> BetweennessResult:
+    """Brandes betweenness centrality as networkx.betweenness_centrality defines it (unweighted); see the module notes
+    for k, seed, sources, normalized and endpoints. ``.centrality`` is float64 per internal vertex id."""
+    ids, sampled = _choose_sources(graph, k, seed, sources)
+    be = get_backend(backend)
+    if isinstance(strategy, str) and strategy not in CONTROLLERS:
+        strategy = Strategy.parse(strategy)  # parsed once, not once per source
+    xp = be.xp
+    n = graph.num_vertices
+    G = be.graph(_simple_view(graph))
+    level = xp.full(n, -1, dtype=np.int32)
+    sigma = xp.zeros(n, dtype=np.float64)
+    delta = xp.zeros(n, dtype=np.float64)
+    coef = xp.zeros(n, dtype=np.float64)
+    bc = xp.zeros(n, dtype=np.float64)
+    depth = xp.zeros(1, dtype=np.int32)
+    endpoint = xp.asarray([1.0 if endpoints else 0.0])
+    arrays = (level, sigma, delta, coef, bc, depth, endpoint)
+    trace = Trace(algorithm="betweenness_centrality", backend=be.name,
+                  controller=make_controller(strategy, graph, "traversal").name)
+    for s in ids:
+        reached = _single_source(be, G, graph, s, arrays, trace, strategy)
+        if endpoints:
+            bc[s] += reached - 1
+    bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
+    return BetweennessResult(be.to_host(bc), trace=trace, graph=graph, seconds=trace.seconds)

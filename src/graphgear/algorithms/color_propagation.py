@@ -1,0 +1,117 @@
+"""Color propagation: max-label propagation until nothing changes.
+
+Method: Slota, Rajamanickam, Madduri, "High-performance Graph Analytics on Manycore Processors" (IPDPS'15),
+Algorithm 2 (the coloring step of Multistep SCC). colors[v] = v to start and every vertex is active; each iteration every
+active vertex u pushes its color to the out-neighbours v with a smaller color (colors[v] = max(colors[v], colors[u])),
+and the vertices whose color grew form the next work set (the paper's text; its pseudocode's "add u" is a slip: S_i+1
+holds the altered vertices); it stops when no color changes. At the end colors[v] is the
+largest vertex id that reaches v along edges (v itself included); on an undirected graph, the largest id of v's component.
+
+Paths (one per iteration, chosen by the controller; the answer is the same on every path, because max is monotone and
+idempotent and a vertex whose color grows is always active again):
+
+    push  be.advance over the active vertices' out-edges; the functor raises colors[v] with atomic_max on the int64
+          colors array and activates v when it grew. sync: one parallel pass per iteration; async: one FIFO worklist
+          drained to the fixed point on one thread (Slota's loop with the work set updated in place).
+    pull  be.pull: every vertex takes the largest color of its active in-neighbours (all of them, topology-driven);
+          no atomics, each vertex writes only its own color. async: one Gauss-Seidel sweep in id order.
+    drive data: the active vertices only; topology: every vertex works every iteration.
+
+Controller kind: "iterative" (SEP-Graph Algorithm 1: time the candidates sync-pull-td, async-push-td, async-push-dd,
+then run the one predicted fastest). Color propagation is label propagation: there is no source, every vertex starts
+active, and a vertex can be re-activated many times as larger colors arrive. Algorithm 2's bookkeeping (E' = edges not
+yet explored, decreased by each push round) assumes a traversal that explores each edge about once, which does not
+hold here: its first all-vertex round would exhaust E' and pin it to pull until the work set is small.
+
+Trace: one row per iteration; ``frontier_edges`` is outDegree(active), ``edges_processed`` the edges the operator
+looked at (out-edges of the pushing vertices; in-edges of every vertex for pull; for async push, the first wave only,
+since the drained worklist is not counted).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..backends import get_backend
+from ..backends.cpu.atomics import atomic_max
+from ..engine.controller import IterationInfo, make_controller
+from ..engine.trace import Trace
+from ..frontier import Frontier
+from ..functor import Functor
+from ..graph.graph import Graph
+from ..operators import ACTIVATE
+from ..results import ColorResult
+
+__all__ = ["color_propagation", "PUSH_COLOR", "PULL_COLOR"]
+
+# state = (colors,) with colors int64[V]. Functors never allocate: _nrt=False spares a reference count per call.
+functor = numba.njit(nogil=True, _nrt=False)
+
+
+@functor
+def _push_color(u, v, w, state):  # pragma: no cover - numba
+    colors = state[0]
+    c = colors[u]
+    if colors[v] >= c:  # cheap test before the atomic
+        return False
+    return atomic_max(colors, v, c) < c
+
+
+@functor
+def _pull_color(v, u, w, state):  # pragma: no cover - numba
+    colors = state[0]
+    c = colors[u]
+    if c > colors[v]:
+        colors[v] = c
+        return ACTIVATE
+    return 0
+
+
+@functor
+def _every_vertex(v, state):  # pragma: no cover - numba
+    return True
+
+
+PUSH_COLOR = Functor("color_push", _push_color,
+                     "auto c = colors[u]; return colors[v] < c && atomicMax(&colors[v], c) < c;")
+PULL_COLOR = Functor("color_pull", _pull_color,
+                     "auto c = colors[u]; if (c > colors[v]) { colors[v] = c; return ACTIVATE; } return 0;")
+EVERY_VERTEX = Functor("every_vertex", _every_vertex, "return true;")
+
+
+def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ColorResult:
+    """colors[v] = the largest vertex id that reaches v along edges (int64), by Slota et al.'s color propagation."""
+    be = get_backend(backend)
+    G = be.graph(graph)
+    xp = be.xp
+    n = graph.num_vertices
+    controller = make_controller(strategy, graph, "iterative")
+    trace = Trace(algorithm="color_propagation", backend=be.name, controller=controller.name)
+    colors = xp.arange(n, dtype=np.int64)
+    state = (colors,)
+    frontier = Frontier.all_vertices(n, xp)
+    iteration = 0
+    while frontier.size:
+        info = IterationInfo(iteration, frontier.size, frontier.out_edges(G.out_degree), n, graph.num_arcs)
+        decision = controller.choose(info)
+        s = decision.strategy
+        start = time.perf_counter()
+        topology = s.drive == "topology"
+        if s.direction == "push":
+            sources = Frontier.all_vertices(n, xp) if topology else frontier
+            edges = graph.num_arcs if topology else info.frontier_edges
+            frontier = be.advance(G, sources, PUSH_COLOR, s, state)
+        else:
+            frontier = be.pull(G, None if topology else frontier, PULL_COLOR, s, state, EVERY_VERTEX)
+            edges = graph.num_arcs
+        seconds = time.perf_counter() - start
+        controller.observe(decision, info, seconds)
+        trace.add(strategy=str(s), path=s.path, frontier_vertices=info.frontier_vertices,
+                  frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
+                  decision=decision.decision, reason=decision.reason)
+        iteration += 1
+    return ColorResult(be.to_host(colors), trace=trace, graph=graph, seconds=trace.seconds)

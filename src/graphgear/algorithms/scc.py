@@ -1,0 +1,304 @@
+"""Strongly connected components by Multistep: trim, forward-backward from one pivot, then coloring.
+
+Method: G. M. Slota, S. Rajamanickam, K. Madduri, "BFS and Coloring-based Parallel Algorithms for Strongly Connected
+Components and Related Problems", IPDPS'14 (seeds/003 runs it on manycore processors with one loop template):
+
+    Trim         a vertex with no remaining in-neighbour or no remaining out-neighbour (self-loops aside) is an SCC of
+                 its own; remove it. One round is two pulls with early exit (an alive in-neighbour over the in-edges,
+                 an alive out-neighbour over the reverse graph's in-edges = the out-edges); rounds repeat while a round
+                 removes at least 1% of the remaining vertices (at least one round).
+    FW-BW        pivot = the remaining vertex with the largest in-degree x out-degree (it most likely lies in the giant
+                 SCC); BFS forward over out-edges and backward over in-edges, both restricted to remaining vertices;
+                 the vertices reached both ways form the pivot's SCC.
+    Coloring     until no vertex remains: every remaining vertex takes its id as color; max-color propagation forward
+                 (restricted to remaining vertices) until nothing changes, so color[v] = the largest id that reaches v;
+                 each root (color[v] == v) does a backward BFS restricted to vertices of its color: the vertices reached
+                 are the root's SCC. Each round removes at least the SCC of the largest remaining id.
+
+Every traversal here is one operator: max-label propagation restricted to remaining vertices of one group
+(PROPAGATE_PUSH / PROPAGATE_PULL, an early exit once a label reaches its cap). A BFS is propagation of the label 1 from
+its sources (cap 1: bottom-up early exit); coloring is propagation of the ids (no cap); the coloring's backward BFS uses
+the colors as groups. BFS phases run under the traversal controller (SEP-Graph Algorithm 2), color propagation under
+the iterative controller (Algorithm 1). Backward steps run on the reverse graph (the CSC as a CSR, built once per graph
+and cached); an undirected graph is its own reverse, and its SCCs are its connected components. Labels are numbered
+0..C-1 in order of each component's smallest vertex. No serial Tarjan cutoff: coloring runs to the end.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import Any
+
+import numba
+import numpy as np
+
+from ..backends import get_backend
+from ..backends.cpu.atomics import atomic_add, atomic_max
+from ..engine.controller import CONTROLLERS, Controller, IterationInfo, as_pull, make_controller
+from ..engine.strategy import Strategy
+from ..engine.trace import Trace
+from ..frontier import Frontier
+from ..functor import Functor
+from ..graph.graph import Graph
+from ..operators import ACTIVATE, STOP
+from ..results import ComponentsResult
+from ._common import canonical_labels
+
+__all__ = ["strongly_connected_components"]
+
+TRIM_AGAIN = 0.01  # another trim round while the last one removed at least this fraction of the remaining vertices
+
+
+# ------------------------------------------------------------------------------------------------------- functors
+@numba.njit(nogil=True)
+def _propagate_push(u, v, w, state):  # pragma: no cover - numba
+    """Offer u's label to v when v remains and is in u's group; v activates when its label grew."""
+    value, alive, group, cap = state
+    x = value[u]
+    if alive[v] != 0 and group[v] == group[u] and value[v] < x:
+        return atomic_max(value, v, x) < x
+    return False
+
+
+@numba.njit(nogil=True)
+def _propagate_candidate(v, state):  # pragma: no cover - numba
+    value, alive, group, cap = state
+    return alive[v] != 0 and value[v] < cap[0]
+
+
+@numba.njit(nogil=True)
+def _propagate_pull(v, u, w, state):  # pragma: no cover - numba
+    """v takes a larger label from a remaining in-neighbour of its group; stop once v's label reaches the cap."""
+    value, alive, group, cap = state
+    x = value[u]
+    if alive[u] != 0 and group[u] == group[v] and x > value[v]:
+        value[v] = x
+        return ACTIVATE | STOP if x >= cap[0] else ACTIVATE
+    return 0
+
+
+@numba.njit(nogil=True)
+def _alive(v, state):  # pragma: no cover - numba
+    return state[0][v] != 0
+
+
+@numba.njit(nogil=True)
+def _alive_neighbour(v, u, w, state):  # pragma: no cover - numba
+    """Trim: v has a remaining neighbour other than itself (stop at the first)."""
+    alive = state[0]
+    if u != v and alive[u] != 0:
+        return ACTIVATE | STOP
+    return 0
+
+
+@numba.njit(nogil=True)
+def _trim(v, state):  # pragma: no cover - numba
+    """Remove v (its own SCC) when it lacks a remaining in- or out-neighbour."""
+    alive, label, has_in, has_out, removed = state
+    if alive[v] != 0 and not (has_in[v] and has_out[v]):
+        alive[v] = 0
+        label[v] = v
+        atomic_add(removed, 0, 1)
+
+
+@numba.njit(nogil=True)
+def _settle(v, state):  # pragma: no cover - numba
+    """Vertices reached forward and backward join the SCC named by color[v]; then reset the marks and give every
+    remaining vertex its own id as color for the next coloring round."""
+    forward, backward, alive, label, color = state
+    if forward[v] != 0 and backward[v] != 0:
+        label[v] = color[v]
+        alive[v] = 0
+    forward[v] = 0
+    backward[v] = 0
+    color[v] = v if alive[v] != 0 else -1
+
+
+PROPAGATE_PUSH = Functor(
+    "scc_propagate_push", _propagate_push,
+    "long x = value[u]; if (alive[v] && group[v] == group[u] && value[v] < x) return atomicMax(&value[v], x) < x;"
+    " return false;",
+)
+PROPAGATE_CANDIDATE = Functor("scc_propagate_candidate", _propagate_candidate, "return alive[v] && value[v] < cap;")
+PROPAGATE_PULL = Functor(
+    "scc_propagate_pull", _propagate_pull,
+    "long x = value[u]; if (alive[u] && group[u] == group[v] && x > value[v]) { value[v] = x;"
+    " return x >= cap ? ACTIVATE | STOP : ACTIVATE; } return 0;",
+)
+ALIVE = Functor("scc_alive", _alive, "return alive[v];")
+ALIVE_NEIGHBOUR = Functor("scc_alive_neighbour", _alive_neighbour,
+                          "return (u != v && alive[u]) ? ACTIVATE | STOP : 0;")
+TRIM = Functor("scc_trim", _trim,
+               "if (alive[v] && !(has_in[v] && has_out[v])) { alive[v] = 0; label[v] = v; atomicAdd(removed, 1); }")
+SETTLE = Functor(
+    "scc_settle", _settle,
+    "if (forward[v] && backward[v]) { label[v] = color[v]; alive[v] = 0; } forward[v] = backward[v] = 0;"
+    " color[v] = alive[v] ? v : -1;",
+)
+
+
+# ------------------------------------------------------------------------------------------------------- helpers
+_REVERSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NAMES: dict[Strategy, str] = {}
+
+
+def _name(st: Strategy) -> str:
+    name = _NAMES.get(st)
+    if name is None:
+        name = _NAMES[st] = str(st)
+    return name
+
+
+def _reverse_view(graph: Graph) -> Graph:
+    """The reverse graph (every arc turned round): its CSR is the graph's CSC. Built once per graph."""
+    if not graph.directed:
+        return graph
+    reverse = _REVERSE.get(graph)
+    if reverse is None:
+        offsets, indices, _ = graph.csc()
+        reverse = _REVERSE[graph] = Graph(offsets, indices, None, directed=True, name=f"reverse of {graph.name}")
+    return reverse
+
+
+class _Run:
+    """The arrays and helpers of one Multistep run."""
+
+    def __init__(self, be: Any, graph: Graph, strategy: Any) -> None:
+        xp = be.xp
+        n = graph.num_vertices
+        self.be, self.graph, self.strategy, self.n = be, graph, strategy, n
+        self.G = be.graph(graph)
+        self.R = be.graph(_reverse_view(graph))
+        self.alive = xp.ones(n, dtype=np.int8)
+        self.label = xp.full(n, -1, dtype=np.int64)
+        self.color = xp.full(n, -1, dtype=np.int64)
+        self.forward = xp.zeros(n, dtype=np.int64)
+        self.backward = xp.zeros(n, dtype=np.int64)
+        self.same = xp.zeros(n, dtype=np.int64)  # one group: FW-BW and color propagation are not split by color
+        self.trace = Trace(algorithm="strongly_connected_components", backend=be.name,
+                           controller=make_controller(strategy, graph, "traversal").name)
+
+    def row(self, st: Strategy, info: IterationInfo, edges: int, seconds: float, decision: str, reason: str,
+            phase: str) -> None:
+        self.trace.add(strategy=_name(st), path=st.path, frontier_vertices=info.frontier_vertices,
+                       frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
+                       decision=decision, reason=reason, phase=phase)
+
+    def remaining(self) -> int:
+        return int(self.be.xp.count_nonzero(self.alive))
+
+    # --------------------------------------------------------------------------------------------------- Trim
+    def trim(self) -> None:
+        """Trim rounds: remove vertices without a remaining in- or out-neighbour, while a round removes many."""
+        be, n = self.be, self.n
+        controller = make_controller(self.strategy, self.graph, "traversal")
+        removed = be.xp.zeros(1, dtype=np.int64)
+        left = self.remaining()
+        rounds = 0
+        while left:
+            active = Frontier.from_mask(self.alive.astype(bool))
+            info = IterationInfo(rounds, left, active.out_edges(self.G.out_degree), n, self.G.num_arcs)
+            decision = controller.choose(info)
+            st = as_pull(decision.strategy)
+            start = time.perf_counter()
+            source = None if st.drive == "topology" else active
+            has_in = be.pull(self.G, source, ALIVE_NEIGHBOUR, st, (self.alive,), ALIVE)
+            has_out = be.pull(self.R, source, ALIVE_NEIGHBOUR, st, (self.alive,), ALIVE)
+            removed[0] = 0
+            be.for_each_vertex(None, TRIM, (self.alive, self.label, has_in.to_dense().mask, has_out.to_dense().mask,
+                                            removed), num_vertices=n)
+            seconds = time.perf_counter() - start
+            controller.observe(decision, info, seconds)
+            gone = int(removed[0])
+            self.row(st, info, 2 * self.G.num_arcs, seconds, "pull",
+                     f"trim round {rounds + 1}: removed {gone:,} of {left:,} (a degree check pulls; "
+                     f"controller: {decision.reason})", "trim")
+            rounds += 1
+            if gone < max(1, TRIM_AGAIN * left):
+                break
+            left -= gone
+
+    # --------------------------------------------------------------------------------------------------- propagation
+    def propagate(self, G: Any, frontier: Frontier, value: Any, group: Any, cap: int, controller: Controller,
+                  phase: str, what: str) -> None:
+        """Max-label propagation from `frontier` over G's arcs, restricted to remaining vertices of one group."""
+        be, n = self.be, self.n
+        state = (value, self.alive, group, be.xp.asarray([cap], dtype=np.int64))
+        left = self.remaining()  # the traversal runs on the remaining subgraph: its |V| for the controller's beta rule
+        it = 0
+        while frontier.size:
+            info = IterationInfo(it, frontier.size, frontier.out_edges(G.out_degree), left, G.num_arcs)
+            decision = controller.choose(info)
+            st = decision.strategy
+            start = time.perf_counter()
+            if st.direction == "pull":
+                source = None if st.drive == "topology" else frontier
+                nxt = be.pull(G, source, PROPAGATE_PULL, st, state, PROPAGATE_CANDIDATE)
+                edges = G.num_arcs
+            else:
+                nxt = be.advance(G, frontier, PROPAGATE_PUSH, st, state)
+                edges = info.frontier_edges
+            seconds = time.perf_counter() - start
+            controller.observe(decision, info, seconds)
+            self.row(st, info, edges, seconds, decision.decision, f"{what}: {decision.reason}", phase)
+            frontier = nxt
+            it += 1
+
+    def settle(self) -> None:
+        self.be.for_each_vertex(None, SETTLE, (self.forward, self.backward, self.alive, self.label, self.color),
+                                num_vertices=self.n)
+
+    # --------------------------------------------------------------------------------------------------- FW-BW
+    def forward_backward(self) -> None:
+        """The pivot's SCC: reached forward (out-edges) and backward (in-edges) within the remaining vertices."""
+        xp, n = self.be.xp, self.n
+        in_degree = self.R.out_degree
+        score = xp.where(self.alive != 0, self.G.out_degree * in_degree, -1)
+        pivot = int(xp.argmax(score))
+        self.color.fill(pivot)  # the SCC's name
+        start = Frontier.from_vertices(xp.asarray([pivot], dtype=np.int64), n)
+        for G, mark, way in ((self.G, self.forward, "forward"), (self.R, self.backward, "backward")):
+            mark[pivot] = 1
+            controller = make_controller(self.strategy, self.graph, "traversal")
+            self.propagate(G, start, mark, self.same, 1, controller, "fw-bw", f"{way} BFS from pivot {pivot}")
+        self.settle()
+
+    # --------------------------------------------------------------------------------------------------- Coloring
+    def coloring(self) -> None:
+        """Coloring rounds until no vertex remains (colors were set to the ids by the last settle)."""
+        xp, n = self.be.xp, self.n
+        controller = make_controller(self.strategy, self.graph, "iterative")
+        ids = xp.arange(n, dtype=np.int64)
+        rounds = 0
+        while True:
+            alive = self.alive != 0
+            remaining = xp.flatnonzero(alive)
+            if remaining.size == 0:
+                break
+            rounds += 1
+            self.propagate(self.G, Frontier.from_vertices(remaining, n), self.color, self.same, n, controller,
+                           "color", f"coloring round {rounds}: max-color propagation")
+            roots = xp.flatnonzero(alive & (self.color == ids))
+            self.backward[roots] = 1  # forward = backward: a root's SCC is what its backward BFS reaches
+            bfs = make_controller(self.strategy, self.graph, "traversal")
+            self.propagate(self.R, Frontier.from_vertices(roots, n), self.backward, self.color, 1, bfs, "color",
+                           f"coloring round {rounds}: backward BFS from {roots.size:,} roots within their colors")
+            self.be.for_each_vertex(None, SETTLE, (self.backward, self.backward, self.alive, self.label, self.color),
+                                    num_vertices=n)
+
+
+def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ComponentsResult:
+    """Strongly connected components by Multistep (trim, forward-backward, coloring): ``.labels`` numbered 0..C-1
+    (in order of each component's smallest vertex). An undirected graph gives its connected components."""
+    be = get_backend(backend)
+    if isinstance(strategy, str) and strategy not in CONTROLLERS:
+        strategy = Strategy.parse(strategy)
+    run = _Run(be, graph, strategy)
+    if graph.num_vertices:
+        run.trim()
+        if run.remaining():
+            run.forward_backward()
+        run.coloring()
+    labels = canonical_labels(be.to_host(run.label))
+    return ComponentsResult(labels, trace=run.trace, graph=graph, seconds=run.trace.seconds)

@@ -1,0 +1,461 @@
+"""CudaBackend: the operator contract of DESIGN.md on an NVIDIA GPU (CuPy memory, NVRTC-compiled kernels).
+
+Every Strategy field takes effect here: direction/sync/drive pick the kernels and the loop, `balance` (+ group_size)
+picks the advance load balancer, `supports` adds warp/block gathering and supplementary queues, `dedup` the duplicate
+removal of the output queue, `frontier` whether the next frontier is a queue or a bool map. Counters come back through
+pinned memory, one small read per iteration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...errors import StrategyError
+from ...frontier import Frontier
+from . import runtime as rt
+from .runtime import cupy
+
+MODES = {"none": 0, "atomic": 1, "warp_hash": 1, "block": 1}  # warp_hash/block run the exact test-and-set for now
+SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
+MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
+IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
+MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
+
+_ADVANCE_KERNELS = {
+    ("vertex_group", 1): "adv_vg1",
+    ("vertex_group", 4): "adv_vg4",
+    ("vertex_group", 16): "adv_vg16",
+    ("vertex_group", 32): "adv_vg32",
+    ("twc", 32): "adv_twc",
+    ("warp_scan", 32): "adv_warp_scan",
+    ("merge_path", 32): "adv_merge_path",
+    ("three_stage", 32): "adv_three_stage",
+}
+
+_ADVANCE_ARGS = (
+    "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
+    "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
+    "const unsigned char* active, int n"
+)
+_ADVANCE_BODIES = {
+    "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_vg4": "gg_advance_vertex_group<4>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_vg16": "gg_advance_vertex_group<16>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_vg32": "gg_advance_vertex_group<32>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_twc": "gg_advance_twc(offsets, indices, weights, weighted, queue, qsize, f, out);",
+    "adv_warp_scan": "gg_advance_warp_scan(offsets, indices, weights, weighted, queue, qsize, f, out);",
+    "adv_merge_path": "gg_advance_merge_path(offsets, indices, weights, weighted, queue, qsize, scan, chunk, f, out);",
+    "adv_three_stage": "gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out);",
+    "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
+}
+_PULL_ARGS = (
+    "const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted, const u32* bits, int all_active, "
+    "int n, unsigned char* next"
+)
+_PULL_GROUPS = (1, 4, 16, 32)
+
+
+def _advance_wrappers(setup: str, extra: str) -> str:
+    out = []
+    for name, body in _ADVANCE_BODIES.items():
+        out.append(
+            f'extern "C" __global__ void __launch_bounds__(256) {name}({_ADVANCE_ARGS}{extra}) {{\n'
+            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n    {body}\n}}\n"
+        )
+    return "".join(out)
+
+
+def _pull_wrappers(setup: str, extra: str) -> str:
+    return "".join(
+        f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({_PULL_ARGS}{extra}) {{\n'
+        f"    {setup}\n    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, next);\n}}\n"
+        for g in _PULL_GROUPS
+    )
+
+
+_UTILITY_SOURCE = """
+#include "pull.cuh"
+extern "C" __global__ void mask_to_bits(const unsigned char* mask, int n, u32* bits) { gg_mask_to_bits(mask, n, bits); }
+extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* queue, u32* counter) {
+    gg_mask_to_queue(mask, n, queue, counter);
+}
+extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
+extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
+        const int v = queue[i];
+        atomicAnd(&bits[v >> 5], ~(1u << (v & 31)));
+    }
+}
+"""
+
+
+@dataclass
+class CudaGraph:
+    """Device copies of a Graph's arrays, cached on the Graph (``g.device_cache["cuda"]``)."""
+
+    graph: Any
+    offsets: Any
+    indices: Any
+    weights: Any  # float32[A], or float32[1] when unweighted
+    weighted: bool
+    out_degree: Any
+    num_vertices: int
+    num_arcs: int
+    _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
+
+    def csc(self) -> tuple[Any, Any, Any]:
+        if self._csc is None:
+            cp = cupy()
+            t_offsets, t_indices, t_weights = self.graph.csc()
+            rt.check_free_memory(t_offsets.nbytes + t_indices.nbytes + (0 if t_weights is None else t_weights.nbytes),
+                                 "the in-edge CSC")
+            self._csc = (cp.asarray(t_offsets), cp.asarray(t_indices),
+                         cp.asarray(t_weights) if t_weights is not None else self.weights)
+        return self._csc
+
+
+@dataclass
+class CudaProgramState:
+    value: Any
+    buffer: Any
+    message: Any
+    send: Any
+    params: Any
+    program: Any
+    monoid: int
+    first_wins: bool
+    skip_settled: bool
+    module: Any
+
+
+class CudaBackend:
+    """The GPU backend (one per process)."""
+
+    name = "cuda"
+
+    def __init__(self) -> None:
+        self.xp = cupy()
+        self._utility = rt.compile_module(_UTILITY_SOURCE, ())
+        self._counter = rt.PinnedCounter()
+        self._scratch: dict[tuple[str, int], Any] = {}
+        self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
+
+    # --------------------------------------------------------------------------------------------------- memory
+    def graph(self, g: Any) -> CudaGraph:
+        cached = g.device_cache.get("cuda")
+        if cached is None:
+            cp = self.xp
+            need = g.offsets.nbytes + g.indices.nbytes + (0 if g.weights is None else g.weights.nbytes) + g.offsets.nbytes
+            rt.check_free_memory(need, f"graph {g.name or ''} ({g.num_vertices:,} vertices, {g.num_arcs:,} arcs)")
+            weights = cp.asarray(g.weights) if g.weights is not None else cp.ones(1, dtype=cp.float32)
+            offsets = cp.asarray(g.offsets)
+            indices = cp.asarray(g.indices.astype(np.int32, copy=False))
+            cached = CudaGraph(g, offsets, indices, weights, g.weights is not None, cp.diff(offsets), g.num_vertices, g.num_arcs)
+            g.device_cache["cuda"] = cached
+        return cached
+
+    def to_host(self, array: Any) -> np.ndarray:
+        return self.xp.asnumpy(array) if isinstance(array, self.xp.ndarray) else np.asarray(array)
+
+    def asarray(self, array: Any, dtype: Any = None) -> Any:
+        return self.xp.asarray(array, dtype=dtype)
+
+    def _buffer(self, name: str, size: int, dtype: Any) -> Any:
+        key = (name, np.dtype(dtype).num)
+        buf = self._scratch.get(key)
+        if buf is None or buf.size < size:
+            buf = self.xp.empty(max(size, 1), dtype=dtype)
+            self._scratch[key] = buf
+        return buf[:size]
+
+    # --------------------------------------------------------------------------------------------------- modules
+    def _functor_module(self, functor: Any, role: str, state: tuple, extra_roles: tuple = ()) -> Any:
+        if getattr(functor, "cuda", None) is None:
+            raise StrategyError(f"functor {getattr(functor, 'name', functor)!r} has no CUDA version; it runs on the CPU only")
+        types = rt.state_signature(state)
+        src = ['#include "advance.cuh"\n#include "pull.cuh"\n']
+        src.append(rt.functor_struct("GGF", role, functor.cuda, types))
+        for struct, (other_role, other) in extra_roles:
+            src.append(rt.functor_struct(struct, other_role, other.cuda, types))
+        setup_members = rt.state_init(types)
+        params = rt.state_params(types)
+        if role == "advance":
+            src.append(_advance_wrappers(f"GGF f{{{setup_members}}};", params))
+        elif role == "pull":
+            src.append(_pull_wrappers(f"GGF f{{{setup_members}}}; GGC c{{{setup_members}}};", params))
+        elif role in ("vertex", "vertex_predicate"):
+            src.append(
+                f'extern "C" __global__ void each(const int* vertices, int count, unsigned char* keep{params}) {{\n'
+                f"    GGF f{{{setup_members}}};\n"
+                "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {\n"
+                "        const int v = vertices ? vertices[i] : i;\n"
+                + ("        keep[i] = f(v) ? 1 : 0;\n" if role == "vertex_predicate" else "        f(v);\n")
+                + "    }\n}\n"
+            )
+        elif role == "reduce":
+            src.append(
+                f'extern "C" __global__ void reduce(const i64* offsets, const int* indices, const float* weights, int weighted, '
+                f"int n, int monoid, double identity, int per_warp, double* out{params}) {{\n"
+                f"    GGF f{{{setup_members}}};\n"
+                "    gg_neighbor_reduce(offsets, indices, weights, weighted, n, f, monoid, identity, per_warp, out);\n}\n"
+            )
+        return rt.compile_module("".join(src), ())
+
+    # --------------------------------------------------------------------------------------------------- advance
+    def _advance_kernel(self, module: Any, strategy: Any) -> tuple[Any, str]:
+        key = (strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)
+        name = _ADVANCE_KERNELS[key]
+        return module.get_function(name), name
+
+    def advance(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
+        """Push from the frontier over out-edges with the strategy's load balancer; returns the activated vertices."""
+        module = self._functor_module(functor, "advance", state)
+        n = G.num_vertices
+        if strategy.sync == "async":
+            return self._advance_persistent(G, frontier, module, strategy, state)
+        return self._advance_level(G, frontier, module, strategy, state)
+
+    def _advance_level(self, G: CudaGraph, frontier: Frontier, module: Any, strategy: Any, state: tuple,
+                       program_args: tuple = ()) -> Frontier:
+        cp = self.xp
+        n = G.num_vertices
+        dense_out = strategy.frontier in ("bitmap", "boolmap")
+        mode = 2 if dense_out else MODES[strategy.dedup]
+        out_queue = self._buffer("out_queue", max(n, 1), cp.int32)
+        mask = cp.zeros(n if dense_out else 1, dtype=cp.uint8)
+        dedup_bits = self._buffer("dedup_bits", (n + 31) // 32 + 1, cp.uint32) if mode == 1 else self._buffer("nobits", 1, cp.uint32)
+        if mode == 1:
+            dedup_bits.fill(0)
+        self._counter.reset()
+        supports = sum(SUPPORT_BITS[s] for s in strategy.supports if s in SUPPORT_BITS)
+        tail = state if not program_args else program_args
+        if strategy.drive == "topology" or frontier.is_dense:
+            active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
+            args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
+                    self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets, np.int64(0),
+                    active, np.int32(n)) + tail
+            rt.launch(module.get_function("adv_mask"), n, args)
+        else:
+            queue = cp.asarray(frontier.queue, dtype=cp.int32)
+            qsize = int(queue.size)
+            if qsize:
+                self._advance_queue(G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail)
+        if dense_out:
+            return Frontier.from_mask(mask.view(cp.bool_))
+        count = self._counter.read()
+        return Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32)
+
+    def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail) -> None:
+        cp = self.xp
+        kernel, name = self._advance_kernel(module, strategy)
+        scan = G.offsets
+        chunk = 0
+        if "supplementary_queues" in strategy.supports:
+            # supplementary queues: vertices of huge degree go to power-of-two bins expanded by the whole grid
+            degree = G.out_degree[queue]
+            threshold = self.supplementary_threshold or rt.resident_threads() // 2
+            big = degree > threshold
+            if bool(big.any()):
+                huge = queue[big]
+                queue = queue[~big]
+                qsize = int(queue.size)
+                bins = cp.floor(cp.log2(degree[big].astype(cp.float64))).astype(cp.int32)
+                for b in cp.asnumpy(cp.unique(bins)).tolist():
+                    members = huge[bins == b]
+                    hscan = cp.cumsum(G.out_degree[members])
+                    merge = module.get_function("adv_merge_path")
+                    total = int(hscan[-1])
+                    args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), members, np.int32(members.size),
+                            out_queue, self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(0), hscan,
+                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0)) + tail
+                    rt.launch(merge, (total + MERGE_PATH_CHUNK - 1) // MERGE_PATH_CHUNK * rt.BLOCK, args)
+            if qsize == 0:
+                return
+        work = qsize
+        if name == "adv_merge_path":
+            scan = cp.cumsum(G.out_degree[queue])
+            total = int(scan[-1]) if qsize else 0
+            chunk = MERGE_PATH_CHUNK
+            work = (total + chunk - 1) // chunk * rt.BLOCK
+        elif name == "adv_three_stage":
+            work = (qsize + 63) // 64 * rt.BLOCK
+        args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
+                self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
+                mask, np.int32(0)) + tail
+        rt.launch(kernel, work, args)
+
+    def _advance_persistent(self, G, frontier, module, strategy, state) -> Frontier:
+        """Async push: drain the worklist level after level without returning to the controller (the host loop here
+        stands in for the persistent kernel; see kernels/persistent.cuh when it lands)."""
+        cp = self.xp
+        level = strategy.with_(sync="sync", frontier="vertex_queue", drive="data")
+        current = frontier.to_sparse()
+        while current.size:
+            current = self._advance_level(G, current, module, level, state)
+        return Frontier.empty(G.num_vertices, cp)
+
+    # --------------------------------------------------------------------------------------------------- pull
+    def _bits(self, G: CudaGraph, frontier: Frontier | None) -> Any:
+        cp = self.xp
+        n = G.num_vertices
+        bits = self._buffer("active_bits", (n + 31) // 32 + 1, cp.uint32)
+        if frontier is None:
+            return bits
+        mask = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
+        bits.fill(0)
+        rt.launch(self._utility.get_function("mask_to_bits"), n, (mask, np.int32(n), bits))
+        return bits
+
+    def pull(self, G: CudaGraph, frontier: Frontier | None, functor: Any, strategy: Any, state: tuple, candidate: Any) -> Frontier:
+        """Every candidate scans its in-edges from active sources (a bitmap lookup), stopping early when told."""
+        cp = self.xp
+        module = self._functor_module(functor, "pull", state, extra_roles=(("GGC", ("vertex_predicate", candidate)),))
+        t_offsets, t_indices, t_weights = G.csc()
+        n = G.num_vertices
+        group = strategy.group_size if strategy.balance == "vertex_group" else 1
+        next_mask = cp.zeros(n, dtype=cp.uint8)
+        bits = self._bits(G, frontier)
+        args = (t_offsets, t_indices, t_weights, np.int32(G.weighted), bits, np.int32(frontier is None), np.int32(n),
+                next_mask) + state
+        rt.launch(module.get_function(f"pull_g{group}"), n * group, args)
+        return Frontier.from_mask(next_mask.view(cp.bool_))
+
+    # --------------------------------------------------------------------------------------------------- filter etc.
+    def filter(self, frontier: Frontier, predicate: Any, state: tuple) -> Frontier:
+        cp = self.xp
+        module = self._functor_module(predicate, "vertex_predicate", state)
+        vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)
+        keep = cp.zeros(vertices.size, dtype=cp.uint8)
+        if vertices.size:
+            rt.launch(module.get_function("each"), vertices.size, (vertices, np.int32(vertices.size), keep) + state)
+        kept = vertices[keep.view(cp.bool_)]
+        if frontier.is_dense:
+            mask = cp.zeros(frontier.num_vertices, dtype=cp.bool_)
+            mask[kept] = True
+            return Frontier.from_mask(mask)
+        return Frontier.from_vertices(kept, frontier.num_vertices, dtype=cp.int32)
+
+    def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None) -> None:
+        cp = self.xp
+        module = self._functor_module(functor, "vertex", state)
+        if frontier is None:
+            count = int(num_vertices)
+            args = (np.uint64(0), np.int32(count), np.uint64(0))  # null vertex list: every vertex
+        else:
+            vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)
+            count = int(vertices.size)
+            args = (vertices, np.int32(count), np.uint64(0))
+        if count:
+            rt.launch(module.get_function("each"), count, args + state)
+
+    def neighbor_reduce(self, G: CudaGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in",
+                        out: Any = None) -> Any:
+        cp = self.xp
+        codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
+        if monoid not in codes:
+            raise StrategyError(f"neighbor_reduce monoid must be min, max or sum, got {monoid!r}")
+        module = self._functor_module(map_fn, "reduce", state)
+        offsets, indices, weights = G.csc() if direction == "in" else (G.offsets, G.indices, G.weights)
+        n = G.num_vertices
+        out = cp.empty(n, dtype=cp.float64) if out is None else out
+        code, identity = codes[monoid]
+        per_warp = G.num_arcs >= 8 * max(n, 1)  # a warp per row when rows are long on average, else a thread per row
+        work = n * (32 if per_warp else 1)
+        rt.launch(module.get_function("reduce"), work, (offsets, indices, weights, np.int32(G.weighted), np.int32(n),
+                                                        np.int32(code), np.float64(identity), np.int32(per_warp), out) + state)
+        return out
+
+    # --------------------------------------------------------------------------------------------------- programs
+    def _program_module(self, program: Any) -> Any:
+        for part in (program.compute, program.edge, program.settled):
+            if getattr(part, "cuda", None) is None:
+                raise StrategyError(f"vertex program {program.name!r}: {part.name} has no CUDA version")
+        struct = (
+            "struct GGP {\n    const double* params;\n"
+            "    __device__ __forceinline__ void compute(double& value, double& buffer, i64 degree, double& message, "
+            f"bool& send) const {{\n        message = value; send = false;\n        {{ {program.compute.cuda} }}\n    }}\n"
+            f"    __device__ __forceinline__ double edge(double message, float weight) const {{ {program.edge.cuda} }}\n"
+            f"    __device__ __forceinline__ bool settled(double value) const {{ {program.settled.cuda} }}\n}};\n"
+        )
+        src = ['#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n', struct]
+        src.append(
+            'extern "C" __global__ void __launch_bounds__(256) compute(const int* vertices, int count, const i64* offsets, '
+            "double* value, double* buffer, double* message, unsigned char* send, const double* params) {\n"
+            "    gg_program_compute(vertices, count, offsets, value, buffer, message, send, GGP{params});\n}\n"
+        )
+        src.append(_advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}};",
+                                     ", const double* message, double* buffer, int monoid, const double* params"))
+        src.append(_pull_wrappers(
+            "GGProgramPull<GGP> f{message, buffer, monoid, first_wins, GGP{params}}; "
+            "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
+            ", const double* message, double* buffer, int monoid, int first_wins, const double* value, int skip_settled, "
+            "const double* params"))
+        return rt.compile_module("".join(src), ())
+
+    def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any) -> CudaProgramState:
+        cp = self.xp
+        n = G.num_vertices
+        monoid = MONOIDS[program.accumulate]
+        return CudaProgramState(
+            value=cp.asarray(value, dtype=cp.float64), buffer=cp.asarray(buffer, dtype=cp.float64),
+            message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=cp.zeros(n, dtype=cp.uint8),
+            params=cp.asarray(np.append(np.asarray(params, dtype=np.float64), 0.0)), program=program, monoid=monoid,
+            first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
+        )
+
+    def _compute(self, G: CudaGraph, s: CudaProgramState, vertices: Any | None) -> None:
+        count = G.num_vertices if vertices is None else int(vertices.size)
+        if count == 0:
+            return
+        ptr = np.uint64(0) if vertices is None else vertices
+        rt.launch(s.module.get_function("compute"), count,
+                  (ptr, np.int32(count), G.offsets, s.value, s.buffer, s.message, s.send, s.params))
+
+    def program_round(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
+        """One round of the program: compute, then push (every load balancer) or pull; returns (next worklist,
+        edges processed)."""
+        cp = self.xp
+        n = G.num_vertices
+        if strategy.sync == "async":
+            if strategy.direction == "pull" and s.monoid == MONOIDS["sum"]:
+                raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
+            return self._program_drain(G, s, worklist, strategy)
+        s.send.fill(0)
+        if strategy.drive == "topology":
+            self._compute(G, s, None)
+            senders = Frontier.from_mask(s.send.view(cp.bool_).copy())
+        else:
+            vertices = cp.asarray(worklist.vertices(), dtype=cp.int32)
+            self._compute(G, s, vertices)
+            senders = Frontier.from_vertices(vertices[s.send[vertices].view(cp.bool_)], n, dtype=cp.int32)
+        edges = senders.out_edges(G.out_degree)
+        if strategy.direction == "push":
+            push = strategy.with_(dedup="atomic") if strategy.frontier in ("vertex_queue", "edge_queue") and strategy.drive == "data" else strategy
+            tail = (s.message, s.buffer, np.int32(s.monoid), s.params)
+            return self._advance_level(G, senders, s.module, push, (), program_args=tail), edges
+        t_offsets, t_indices, t_weights = G.csc()
+        group = strategy.group_size if strategy.balance == "vertex_group" else 1
+        next_mask = cp.zeros(n, dtype=cp.uint8)
+        bits = self._bits(G, senders)
+        skip = int(s.skip_settled and strategy.drive == "data")
+        args = (t_offsets, t_indices, t_weights, np.int32(G.weighted), bits, np.int32(0), np.int32(n), next_mask,
+                s.message, s.buffer, np.int32(s.monoid), np.int32(s.first_wins), s.value, np.int32(skip), s.params)
+        rt.launch(s.module.get_function(f"pull_g{group}"), n * group, args)
+        return Frontier.from_mask(next_mask.view(cp.bool_)), G.num_arcs
+
+    def _program_drain(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
+        """Async: rounds run back to back until the worklist is empty, without the controller in between."""
+        level = strategy.with_(sync="sync")
+        edges = 0
+        current = worklist
+        rounds = 0
+        while current.size:
+            current, e = self.program_round(G, s, current, level)
+            edges += e
+            rounds += 1
+            if level.drive == "topology" and rounds > G.num_vertices + 1:
+                break
+        return Frontier.empty(G.num_vertices, self.xp), edges

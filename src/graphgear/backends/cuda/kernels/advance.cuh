@@ -1,0 +1,242 @@
+// advance (push): expand the out-edges of a vertex queue, one load-balancing technique per function.
+//
+//   vertex_group<G>   node-based mapping: G lanes per vertex (1, 4, 16, 32); a warp loads 32 queue entries with one
+//                     coalesced load and broadcasts each vertex's row by warp shuffle (Busato & Bombieri, Euro-Par).
+//                     Supports: warp gathering (degree >= 32: the whole warp), block gathering (degree >= block size:
+//                     the whole block).
+//   twc               thread / warp / CTA bins by degree: Merrill's TWC = Slota's hierarchical expansion = SEP-Graph's
+//                     CTA scheduling.
+//   warp_scan         warp-level prefix sum of the 32 degrees, rows staged in shared memory, each lane takes every
+//                     32nd edge and finds its row by binary search (Slota's local Manhattan loop collapse).
+//   merge_path        device-wide binary search: an exclusive prefix sum of frontier degrees (computed before the
+//                     launch) partitions the frontier's edges into equal chunks per block; each thread searches its
+//                     edges' rows (global Manhattan loop collapse; Busato & Bombieri kernels A-B).
+//   three_stage       MultiGraphS: 64 vertices per 256-thread CTA; the last deg % 32 edges by virtual warps of 4
+//                     lanes, the next (deg - deg%32) % 256 by warps (8 vertices each), the rest by the whole CTA.
+//
+// F is the functor: __device__ bool operator()(int u, int v, float w) const -- true when v is activated.
+// Every kernel body uses a grid-stride loop whose trip count is uniform within a block (block-wide barriers inside).
+#pragma once
+#include "common.cuh"
+
+template <int G, class F>
+__device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                        const int* queue, int qsize, F f, GGOut out, int supports) {
+    __shared__ int s_owner;
+    __shared__ int s_u;
+    __shared__ i64 s_start, s_end;
+    const int lane = gg_lane();
+    const int stride = gridDim.x * blockDim.x;
+    for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
+        const int idx = base + threadIdx.x;
+        int u = idx < qsize ? queue[idx] : -1;
+        i64 start = u >= 0 ? offsets[u] : 0;
+        i64 end = u >= 0 ? offsets[u + 1] : 0;
+        if (supports & GG_BLOCK_GATHER) {  // block gathering: the block expands each vertex of degree >= blockDim
+            while (true) {
+                if (threadIdx.x == 0) s_owner = -1;
+                __syncthreads();
+                if (end - start >= (i64)blockDim.x) atomicCAS(&s_owner, -1, (int)threadIdx.x);
+                __syncthreads();
+                const int owner = s_owner;
+                if (owner < 0) break;
+                if ((int)threadIdx.x == owner) {
+                    s_u = u; s_start = start; s_end = end;
+                    start = end;
+                }
+                __syncthreads();
+                const int bu = s_u;
+                for (i64 k = s_start + threadIdx.x; k < s_end; k += blockDim.x) {
+                    const int v = indices[k];
+                    gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
+                }
+                __syncthreads();
+            }
+        }
+        if (supports & GG_WARP_GATHER) {  // warp gathering: the warp expands each vertex of degree >= 32
+            u32 big;
+            while ((big = __ballot_sync(GG_FULL_MASK, end - start >= GG_WARP)) != 0) {
+                const int leader = __ffs(big) - 1;
+                const int bu = __shfl_sync(GG_FULL_MASK, u, leader);
+                const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
+                const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
+                if (lane == leader) start = end;
+                for (i64 k = bs + lane; k < be; k += GG_WARP) {
+                    const int v = indices[k];
+                    gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
+                }
+            }
+        }
+        // G lanes per vertex: 32 / G vertices per round, G rounds cover the warp's 32 vertices
+        #pragma unroll 1
+        for (int r = 0; r < G; ++r) {
+            const int src = r * (GG_WARP / G) + lane / G;
+            const int bu = __shfl_sync(GG_FULL_MASK, u, src);
+            const i64 bs = __shfl_sync(GG_FULL_MASK, start, src);
+            const i64 be = __shfl_sync(GG_FULL_MASK, end, src);
+            for (i64 k = bs + lane % G; k < be; k += G) {
+                const int v = indices[k];
+                gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+    }
+}
+
+template <class F>
+__device__ void gg_advance_twc(const i64* offsets, const int* indices, const float* weights, int weighted,
+                               const int* queue, int qsize, F f, GGOut out) {
+    // CTA bin, warp bin, thread bin: the vertex_group<1> kernel with both gathering supports is exactly TWC.
+    gg_advance_vertex_group<1, F>(offsets, indices, weights, weighted, queue, qsize, f, out,
+                                  GG_WARP_GATHER | GG_BLOCK_GATHER);
+}
+
+template <class F>
+__device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                     const int* queue, int qsize, F f, GGOut out) {
+    __shared__ int s_u[GG_BLOCK];
+    __shared__ i64 s_start[GG_BLOCK];
+    __shared__ i64 s_excl[GG_BLOCK];
+    const int lane = gg_lane();
+    const int wbase = threadIdx.x & ~31;
+    const int stride = gridDim.x * blockDim.x;
+    for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
+        const int idx = base + threadIdx.x;
+        const int u = idx < qsize ? queue[idx] : -1;
+        const i64 start = u >= 0 ? offsets[u] : 0;
+        const i64 degree = u >= 0 ? offsets[u + 1] - start : 0;
+        i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
+        #pragma unroll
+        for (int d = 1; d < GG_WARP; d <<= 1) {
+            const i64 y = __shfl_up_sync(GG_FULL_MASK, incl, d);
+            if (lane >= d) incl += y;
+        }
+        const i64 total = __shfl_sync(GG_FULL_MASK, incl, 31);
+        s_u[threadIdx.x] = u;
+        s_start[threadIdx.x] = start;
+        s_excl[threadIdx.x] = incl - degree;
+        __syncwarp();
+        for (i64 e = lane; e < total; e += GG_WARP) {
+            int lo = 0, hi = 31;  // the last row whose exclusive offset <= e
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (s_excl[wbase + mid] <= e) lo = mid; else hi = mid - 1;
+            }
+            const i64 k = s_start[wbase + lo] + (e - s_excl[wbase + lo]);
+            const int v = indices[k];
+            gg_emit(out, f(s_u[wbase + lo], v, gg_weight(weights, weighted, k)), v);
+        }
+        __syncwarp();
+    }
+}
+
+// merge_path: `scan` is the inclusive prefix sum of the queue's degrees (scan[qsize-1] = total edges); block b takes
+// edges [b * chunk, (b + 1) * chunk) of the frontier; each thread finds the row of its edge by binary search, first
+// narrowed to the block's row range (the partition step).
+template <class F>
+__device__ void gg_advance_merge_path(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                      const int* queue, int qsize, const i64* scan, i64 chunk, F f, GGOut out) {
+    __shared__ int s_lo, s_hi;
+    if (qsize == 0) return;
+    const i64 total = scan[qsize - 1];
+    for (i64 first = (i64)blockIdx.x * chunk; first < total; first += (i64)gridDim.x * chunk) {
+        const i64 last = first + chunk < total ? first + chunk : total;
+        if (threadIdx.x == 0) {  // kernel A: partition -- the rows holding the block's first and last edge
+            int lo = 0, hi = qsize - 1;
+            while (lo < hi) { const int mid = (lo + hi) >> 1; if (scan[mid] > first) hi = mid; else lo = mid + 1; }
+            s_lo = lo;
+            int lo2 = lo, hi2 = qsize - 1;
+            while (lo2 < hi2) { const int mid = (lo2 + hi2) >> 1; if (scan[mid] > last - 1) hi2 = mid; else lo2 = mid + 1; }
+            s_hi = lo2;
+        }
+        __syncthreads();
+        const int row_lo = s_lo, row_hi = s_hi;
+        for (i64 e = first + threadIdx.x; e < last; e += blockDim.x) {  // kernel B: expand
+            int lo = row_lo, hi = row_hi;
+            while (lo < hi) { const int mid = (lo + hi) >> 1; if (scan[mid] > e) hi = mid; else lo = mid + 1; }
+            const int u = queue[lo];
+            const i64 row_first = lo > 0 ? scan[lo - 1] : 0;
+            const i64 k = offsets[u] + (e - row_first);
+            const int v = indices[k];
+            gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+        }
+        __syncthreads();
+    }
+}
+
+template <class F>
+__device__ void gg_advance_three_stage(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                       const int* queue, int qsize, F f, GGOut out) {
+    __shared__ int s_u[64];
+    __shared__ i64 s_start[64];
+    __shared__ i64 s_deg[64];
+    const int lane = gg_lane();
+    const int warp = threadIdx.x >> 5;
+    for (int base = blockIdx.x * 64; base < qsize; base += gridDim.x * 64) {
+        if (threadIdx.x < 64) {
+            const int idx = base + threadIdx.x;
+            const int u = idx < qsize ? queue[idx] : -1;
+            s_u[threadIdx.x] = u;
+            s_start[threadIdx.x] = u >= 0 ? offsets[u] : 0;
+            s_deg[threadIdx.x] = u >= 0 ? offsets[u + 1] - offsets[u] : 0;
+        }
+        __syncthreads();
+        {  // stage 1: the last deg % 32 edges of vertex j by the j-th virtual warp of 4 lanes
+            const int j = threadIdx.x >> 2;
+            const i64 tail = s_deg[j] % 32;
+            const i64 from = s_start[j] + s_deg[j] - tail;
+            for (i64 k = from + (threadIdx.x & 3); k < from + tail; k += 4) {
+                const int v = indices[k];
+                gg_emit(out, f(s_u[j], v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        for (int j = warp * 8; j < warp * 8 + 8; ++j) {  // stage 2: (deg - deg%32) % 256 edges by warps
+            const i64 head = s_deg[j] - s_deg[j] % 32;
+            const i64 mid = head % 256;
+            const i64 from = s_start[j] + head - mid;
+            for (i64 k = from + lane; k < from + mid; k += GG_WARP) {
+                const int v = indices[k];
+                gg_emit(out, f(s_u[j], v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        for (int j = 0; j < 64; ++j) {  // stage 3: the rest, a multiple of 256 edges, by the whole CTA
+            const i64 head = s_deg[j] - s_deg[j] % 32;
+            const i64 bulk = head - head % 256;
+            const i64 from = s_start[j];
+            for (i64 k = from + threadIdx.x; k < from + bulk; k += blockDim.x) {
+                const int v = indices[k];
+                gg_emit(out, f(s_u[j], v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// topology-driven push: every vertex whose mask bit is set expands (thread per vertex, warp gathering for big rows)
+template <class F>
+__device__ void gg_advance_mask(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                const unsigned char* active, int n, F f, GGOut out) {
+    const int lane = gg_lane();
+    const int stride = gridDim.x * blockDim.x;
+    for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {
+        const int u = base + threadIdx.x;
+        const bool on = u < n && active[u];
+        i64 start = on ? offsets[u] : 0;
+        i64 end = on ? offsets[u + 1] : 0;
+        u32 big;
+        while ((big = __ballot_sync(GG_FULL_MASK, end - start >= GG_WARP)) != 0) {
+            const int leader = __ffs(big) - 1;
+            const int bu = __shfl_sync(GG_FULL_MASK, u, leader);
+            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
+            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
+            if (lane == leader) start = end;
+            for (i64 k = bs + lane; k < be; k += GG_WARP) {
+                const int v = indices[k];
+                gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        for (i64 k = start; k < end; ++k) {
+            const int v = indices[k];
+            gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+        }
+    }
+}

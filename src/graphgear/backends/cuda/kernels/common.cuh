@@ -1,0 +1,88 @@
+// graphgear CUDA kernels: common types and warp-level building blocks.
+// Compiled at run time by NVRTC (through cupy.RawModule) and by nvcc in CI; no standard headers, so both accept it.
+#pragma once
+
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+#define GG_FULL_MASK 0xffffffffu
+#define GG_WARP 32
+#define GG_BLOCK 256
+
+// pull functor result bits (graphgear/operators.py)
+#define GG_ACTIVATE 1
+#define GG_STOP 2
+
+#define GG_INF __longlong_as_double(0x7ff0000000000000LL)
+
+// supports (Busato & Bombieri): cooperative expansion of high-degree vertices
+#define GG_WARP_GATHER 1
+#define GG_BLOCK_GATHER 2
+
+__device__ __forceinline__ int gg_lane() { return threadIdx.x & 31; }
+
+// Warp-aggregated append (SEP-Graph "warp appending", Busato "warp gathering" of outputs): the lanes that have an
+// item ballot, the first of them reserves room for all with one atomicAdd, and each writes at its rank.
+__device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue, u32* counter) {
+    u32 mask = __activemask();
+    u32 ballot = __ballot_sync(mask, take);
+    if (ballot == 0) return;
+    int leader = __ffs(ballot) - 1;
+    u32 base = 0;
+    if (gg_lane() == leader) base = atomicAdd(counter, (u32)__popc(ballot));
+    base = __shfl_sync(mask, base, leader);
+    if (take) queue[base + __popc(ballot & ((1u << gg_lane()) - 1u))] = value;
+}
+
+// Exact duplicate removal by test-and-set on a bitmap: true for the first thread that claims v.
+__device__ __forceinline__ bool gg_claim_bit(u32* bits, int v) {
+    u32 bit = 1u << (v & 31);
+    if (bits[v >> 5] & bit) return false;
+    return (atomicOr(&bits[v >> 5], bit) & bit) == 0;
+}
+
+__device__ __forceinline__ bool gg_test_bit(const u32* bits, int v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
+
+// Double-precision atomic min/max by compare-and-swap (no native instruction); return true when the value changed.
+__device__ __forceinline__ bool gg_atomic_min(double* address, double value) {
+    u64* p = (u64*)address;
+    u64 old = *p;
+    while (value < __longlong_as_double((i64)old)) {
+        u64 prev = atomicCAS(p, old, (u64)__double_as_longlong(value));
+        if (prev == old) return true;
+        old = prev;
+    }
+    return false;
+}
+
+__device__ __forceinline__ bool gg_atomic_max(double* address, double value) {
+    u64* p = (u64*)address;
+    u64 old = *p;
+    while (value > __longlong_as_double((i64)old)) {
+        u64 prev = atomicCAS(p, old, (u64)__double_as_longlong(value));
+        if (prev == old) return true;
+        old = prev;
+    }
+    return false;
+}
+
+// Where an advance puts the vertices its functor activates.
+struct GGOut {
+    int* queue;       // next vertex queue (mode 0/1)
+    u32* counter;     // its length
+    u32* dedup_bits;  // claimed bits (mode 1: exact duplicate removal)
+    unsigned char* mask;  // next frontier as a bool map (mode 2)
+    int mode;         // 0: queue, 1: queue with atomic test-and-set dedup, 2: bool map
+};
+
+__device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
+    if (out.mode == 2) {
+        if (active) out.mask[v] = 1;
+        return;
+    }
+    bool take = active && (out.mode == 0 || gg_claim_bit(out.dedup_bits, v));
+    gg_warp_append(take, v, out.queue, out.counter);
+}
+
+__device__ __forceinline__ float gg_weight(const float* weights, int weighted, i64 k) { return weighted ? weights[k] : 1.0f; }

@@ -1,0 +1,143 @@
+"""CUDA runtime: NVRTC compilation of the templated kernels around generated functors, module cache, launches,
+pinned counter reads and the free-memory check.
+
+A functor's CUDA body is a C++ statement list that reads its state arrays as ``s0, s1, ...`` (typed pointers of the
+state tuple's dtypes). For each (functor, state signature) one module is generated: a struct with the state pointers
+and the functor's call operator, plus ``extern "C"`` wrappers that instantiate every kernel template of kernels/*.cuh
+with that struct. CuPy compiles it with NVRTC and caches the binary on disk, so a module is compiled once per machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import BackendError, DeviceMemoryError
+
+KERNEL_DIR = Path(__file__).with_name("kernels")
+BLOCK = 256
+
+_CTYPES = {
+    np.dtype(np.int64): "long long",
+    np.dtype(np.int32): "int",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.float64): "double",
+    np.dtype(np.float32): "float",
+}
+
+# call operator signature of each functor role
+SIGNATURES = {
+    "advance": "bool operator()(int u, int v, float w) const",
+    "pull": "int operator()(int v, int u, float w) const",
+    "vertex_predicate": "bool operator()(int v) const",
+    "vertex": "void operator()(int v) const",
+    "reduce": "double operator()(int v, int u, float w) const",
+}
+
+_modules: dict[str, Any] = {}
+
+
+def cupy() -> Any:
+    try:
+        import cupy as cp
+    except ImportError as exc:  # pragma: no cover - only without CuPy
+        raise BackendError("the CUDA backend needs CuPy: pip install graphgear[cuda13] (or [cuda12])") from exc
+    return cp
+
+
+def ctype(dtype: Any) -> str:
+    dtype = np.dtype(dtype)
+    if dtype not in _CTYPES:
+        raise BackendError(f"no CUDA type for state arrays of dtype {dtype}")
+    return _CTYPES[dtype]
+
+
+def state_signature(state: tuple) -> tuple[str, ...]:
+    return tuple(ctype(a.dtype) for a in state)
+
+
+def functor_struct(struct: str, role: str, body: str, types: tuple[str, ...]) -> str:
+    """C++ source of a functor struct holding pointers s0..sN and a call operator with the given body."""
+    members = "".join(f"    {t}* s{i};\n" for i, t in enumerate(types))
+    return f"struct {struct} {{\n{members}    __device__ __forceinline__ {SIGNATURES[role]} {{\n{body}\n    }}\n}};\n"
+
+
+def state_params(types: tuple[str, ...]) -> str:
+    return "".join(f", {t}* s{i}" for i, t in enumerate(types))
+
+
+def state_init(types: tuple[str, ...]) -> str:
+    return ", ".join(f"s{i}" for i in range(len(types)))
+
+
+def compile_module(source: str, names: tuple[str, ...]) -> Any:
+    """A cupy.RawModule for `source` (cached per source text); kernels/*.cuh are on the include path."""
+    key = hashlib.sha1(source.encode()).hexdigest()
+    module = _modules.get(key)
+    if module is None:
+        cp = cupy()
+        try:
+            module = cp.RawModule(code=source, options=("-std=c++17", f"-I{KERNEL_DIR}"), name_expressions=None)
+            module.compile()
+        except Exception as exc:
+            raise BackendError(f"CUDA kernel compilation failed: {exc}\n--- source ---\n{source}") from exc
+        _modules[key] = module
+    return module
+
+
+def launch(kernel: Any, work: int, args: tuple, block: int = BLOCK, max_blocks: int | None = None) -> None:
+    """Launch with enough blocks for `work` threads, capped at a few waves (grid-stride loops cover the rest)."""
+    blocks = max(1, (int(work) + block - 1) // block)
+    cap = max_blocks if max_blocks is not None else device_blocks_cap()
+    kernel((min(blocks, cap),), (block,), args)
+
+
+_blocks_cap: int | None = None
+
+
+def device_blocks_cap() -> int:
+    """Blocks of a full launch: 8 blocks of 256 threads per multiprocessor (2048 resident threads each)."""
+    global _blocks_cap
+    if _blocks_cap is None:
+        cp = cupy()
+        sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        _blocks_cap = int(sms) * 8
+    return _blocks_cap
+
+
+def resident_threads() -> int:
+    return device_blocks_cap() * BLOCK
+
+
+def check_free_memory(nbytes: int, what: str) -> None:
+    """Raise DeviceMemoryError naming the bytes needed when the device has not that much free memory."""
+    cp = cupy()
+    free, total = cp.cuda.runtime.memGetInfo()
+    if nbytes > free:
+        raise DeviceMemoryError(
+            f"{what} needs {nbytes / 2**30:.2f} GiB of device memory; {free / 2**30:.2f} GiB of {total / 2**30:.2f} GiB is free"
+        )
+
+
+class PinnedCounter:
+    """A device counter and a pinned host copy: one small device-to-host read per iteration."""
+
+    def __init__(self) -> None:
+        cp = cupy()
+        self.device = cp.zeros(1, dtype=cp.uint32)
+        self.host = cp.cuda.alloc_pinned_memory(4)
+        self.view = np.frombuffer(self.host, dtype=np.uint32, count=1)
+
+    def reset(self) -> None:
+        self.device.fill(0)
+
+    def read(self) -> int:
+        cp = cupy()
+        cp.cuda.runtime.memcpy(self.view.ctypes.data, self.device.data.ptr, 4, cp.cuda.runtime.memcpyDeviceToHost)
+        return int(self.view[0])

@@ -1,0 +1,210 @@
+"""Weakly connected components (Afforest and min-label propagation) against SciPy.
+
+The reference is `scipy.sparse.csgraph.connected_components(connection="weak")` on a matrix built straight from the edge
+records (never through graphgear's CSR build), renumbered here in order of each component's smallest vertex -- the
+numbering graphgear promises. Every CPU execution path of the label-propagation program (sync|async x push|pull x
+data|topology) and both drives of Afforest must give the same labels.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import connected_components as scipy_components
+
+import graphgear as gg
+from graphgear.algorithms import connected_components as cc_module
+from graphgear.algorithms.connected_components import connected_components, symmetrised
+from graphgear.engine.strategy import Strategy
+from graphgear.errors import GraphError, StrategyError
+from graphgear.graph.graph import Graph
+from graphgear.results import ComponentsResult
+
+from conftest import REAL_GRAPHS, real_graph
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+METHODS = ("afforest", "label_propagation")
+# the 8 CPU paths; pull reads a dense frontier
+PATHS = [
+    f"sync={sync},direction={direction},drive={drive}" + (",frontier=bitmap" if direction == "pull" else "")
+    for sync in ("sync", "async") for direction in ("push", "pull") for drive in ("data", "topology")
+]
+
+
+# ------------------------------------------------------------------------------------------------------- reference
+def first_seen(labels) -> np.ndarray:
+    """Component ids 0..C-1 in order of first appearance (= order of each component's smallest vertex)."""
+    ids: dict = {}
+    return np.array([ids.setdefault(int(x), len(ids)) for x in labels], dtype=np.int64)
+
+
+def reference_labels(n: int, src, dst) -> np.ndarray:
+    """Weak components of the records src[i] -> dst[i] by SciPy, numbered by smallest vertex."""
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    matrix = scipy.sparse.coo_array((np.ones(src.size), (src, dst)), shape=(n, n)).tocsr()
+    return first_seen(scipy_components(matrix, directed=True, connection="weak")[1])
+
+
+def graph_reference(g: Graph) -> np.ndarray:
+    """Reference labels of a graphgear Graph (its stored arcs, read back through SciPy)."""
+    if g.num_vertices == 0:
+        return np.zeros(0, dtype=np.int64)
+    return first_seen(scipy_components(g.to_scipy(), directed=True, connection="weak")[1])
+
+
+def check(result: ComponentsResult, expected: np.ndarray, graph: Graph) -> None:
+    assert isinstance(result, ComponentsResult)
+    assert result.graph is graph
+    assert result.labels.dtype == np.int64
+    assert result.labels.shape == (graph.num_vertices,)
+    np.testing.assert_array_equal(result.labels, expected)
+
+
+# ------------------------------------------------------------------------------------------------------- hypothesis
+@st.composite
+def edge_records(draw):
+    """Small graphs: possibly empty, isolated vertices, self-loops and repeated records, directed or not, maybe
+    weighted, with the build keeping or dropping loops and duplicates."""
+    n = draw(st.integers(0, 28))
+    m = 0 if n == 0 else draw(st.integers(0, 2 * n + 4))
+    ids = st.integers(0, max(n - 1, 0))
+    src = draw(st.lists(ids, min_size=m, max_size=m))
+    dst = draw(st.lists(ids, min_size=m, max_size=m))
+    weights = draw(st.none() | st.lists(st.integers(1, 9), min_size=m, max_size=m))
+    directed = draw(st.booleans())
+    loops = draw(st.sampled_from(["drop", "keep"]))
+    dups = draw(st.sampled_from(["drop", "keep"]))
+    return n, src, dst, weights, directed, loops, dups
+
+
+def build(n, src, dst, weights, directed, loops, dups) -> Graph:
+    w = None if weights is None else np.asarray(weights, dtype=np.float32)
+    return Graph.from_edges(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), w, num_vertices=n,
+                            directed=directed, self_loops=loops, duplicates=dups)
+
+
+@settings(max_examples=220, **SETTINGS)
+@given(edge_records(), st.sampled_from(["auto"] + PATHS), st.sampled_from(["auto"] + PATHS))
+def test_hypothesis_both_methods_match_scipy(records, path_afforest, path_lp):
+    n, src, dst, *_ = records
+    g = build(*records)
+    expected = reference_labels(n, src, dst)
+    check(connected_components(g, method="afforest", strategy=path_afforest), expected, g)
+    check(connected_components(g, method="label_propagation", strategy=path_lp), expected, g)
+    check(connected_components(g), expected, g)  # auto = afforest
+
+
+# ------------------------------------------------------------------------------------------------------- real graphs
+@functools.lru_cache(maxsize=None)
+def load_real(name: str) -> Graph:
+    return gg.load(real_graph(name))
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_real_graphs(name):
+    num_vertices, _, directed, _, _, wcc = REAL_GRAPHS[name]
+    g = load_real(name)
+    assert (g.num_vertices, g.directed) == (num_vertices, directed)
+    expected = graph_reference(g)
+    assert expected.max() + 1 == wcc
+    for method in METHODS:
+        check(connected_components(g, method=method), expected, g)
+
+
+# ------------------------------------------------------------------------------------------------------- every path
+SMALL_SPECS = ("rmat:9:4", "grid:24:24:0.55", "er:600:1.2", "kron:8")
+
+
+@functools.lru_cache(maxsize=None)
+def load_spec(spec: str) -> Graph:
+    return gg.load(spec)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("spec", SMALL_SPECS)
+def test_label_propagation_every_path(spec, path):
+    g = load_spec(spec)
+    result = connected_components(g, method="label_propagation", strategy=path)
+    check(result, graph_reference(g), g)
+    assert {row.path for row in result.trace} == {Strategy.parse(path).path}
+
+
+@pytest.mark.parametrize("path", PATHS + ["auto", "static", "adaptive", Strategy(drive="data")])
+@pytest.mark.parametrize("spec", SMALL_SPECS)
+def test_afforest_every_strategy(spec, path):
+    g = load_spec(spec)
+    result = connected_components(g, method="afforest", strategy=path)
+    check(result, graph_reference(g), g)
+    assert [row.phase for row in result.trace] == ["sample", "sample", "link", "compress"]
+
+
+def test_auto_controller_runs_sep_graph_algorithm_1():
+    g = load_spec("grid:24:24:0.55")
+    trace = connected_components(g, method="label_propagation").trace
+    assert trace.rows[0].reason.startswith("inspect candidate 1/3")
+    assert trace.rows[0].path == "sync-pull-td"
+    assert all(row.path in ("sync-pull-td", "async-push-td", "async-push-dd") for row in trace)
+    assert trace.seconds > 0
+
+
+# ------------------------------------------------------------------------------------------------------- Afforest cases
+def test_afforest_directed_arcs_leaving_the_giant_component():
+    """Vertices reached only by arcs out of the giant component, beyond the two sampled neighbours: the final phase
+    skips the giant component's vertices, so these arcs must be linked from their heads (in-edges)."""
+    ring = np.arange(100)
+    src = [*ring, *([5] * 6), *([40] * 3)]
+    dst = [*((ring + 1) % 100), 6, 7, 100, 101, 102, 103, 41, 104, 105]
+    src += [106, 108]  # a separate 3-vertex component and an isolated vertex (107) -> 4 + ... components
+    dst += [109, 109]
+    g = Graph.from_edges(np.array(src), np.array(dst), num_vertices=111, directed=True)
+    expected = reference_labels(111, src, dst)
+    for strategy in ("auto", "drive=data"):
+        result = connected_components(g, method="afforest", strategy=strategy)
+        check(result, expected, g)
+    assert expected.max() + 1 == 4  # the ring with 100..105, {106, 108, 109}, {107}, {110}
+
+
+def test_giant_component_not_first():
+    """Isolated low ids, the giant component rooted higher up."""
+    n = 300
+    src = np.arange(50, n - 1)
+    g = Graph.from_edges(src, src + 1, num_vertices=n, directed=False)
+    for method in METHODS:
+        result = connected_components(g, method=method)
+        np.testing.assert_array_equal(result.labels, np.r_[np.arange(50), np.full(n - 50, 50)])
+
+
+def test_empty_and_edgeless_graphs():
+    empty = Graph.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=0)
+    edgeless = Graph.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=7, directed=False)
+    for method in METHODS:
+        assert connected_components(empty, method=method).labels.shape == (0,)
+        np.testing.assert_array_equal(connected_components(edgeless, method=method).labels, np.arange(7))
+
+
+def test_symmetrised_copy_is_cached_and_undirected():
+    g = load_spec("rmat:9:4")
+    s = symmetrised(g)
+    assert s is symmetrised(g) and not s.directed and s.num_vertices == g.num_vertices
+    assert symmetrised(s) is s
+    a = g.to_scipy()
+    np.testing.assert_array_equal((s.to_scipy() != 0).toarray(), ((a + a.T) != 0).toarray())
+
+
+def test_public_api_and_errors():
+    g = load_spec("er:600:1.2")
+    np.testing.assert_array_equal(gg.connected_components(g, method="label_propagation").labels, graph_reference(g))
+    with pytest.raises(GraphError, match="method"):
+        connected_components(g, method="bfs")
+    with pytest.raises(StrategyError):
+        connected_components(g, method="afforest", strategy="direction=sideways")
+    with pytest.raises(StrategyError):
+        connected_components(g, method="label_propagation", strategy="direction=sideways")
+    assert cc_module.METHODS == ("auto", "afforest", "label_propagation")

@@ -1,0 +1,132 @@
+"""The CUDA backend: every load-balancing, frontier and synchronisation choice gives the CPU backend's answer.
+
+Marked `gpu`: skipped without CuPy and an NVIDIA GPU. Run on the device with `python3 -m pytest -m gpu`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from conftest import REAL_GRAPHS, real_graph
+
+import graphgear as gg
+from graphgear.engine.strategy import Strategy
+from graphgear.frontier import Frontier
+from graphgear.functor import Functor
+
+pytestmark = pytest.mark.gpu
+
+BALANCERS = [dict(balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
+    dict(balance=b) for b in ("twc", "warp_scan", "merge_path", "three_stage")
+]
+PUSH_STRATEGIES = (
+    [Strategy(**b) for b in BALANCERS]
+    + [Strategy(balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
+    + [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
+    + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
+    + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
+)
+PULL_STRATEGIES = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
+    Strategy(direction="pull", frontier="bitmap", drive="topology"), Strategy(direction="pull", frontier="bitmap", sync="async")
+]
+GRAPHS = ["kron:12", "rmat:11:8", "grid:40:50:0.8", "rgg:11", "er:3000:6"]
+
+
+def same_bfs(g, source, strategy):
+    cpu = gg.bfs(g, source, backend="cpu", strategy=strategy)
+    gpu = gg.bfs(g, source, backend="cuda", strategy=strategy)
+    np.testing.assert_array_equal(gpu.distances, cpu.distances)
+    dist, pred = gpu.distances, gpu.predecessors
+    reached = dist > 0
+    assert pred[source] == -1 and np.all(pred[~reached] == -1)
+    v = np.flatnonzero(reached)
+    assert np.all(dist[pred[v]] == dist[v] - 1)
+
+
+@pytest.mark.parametrize("strategy", PUSH_STRATEGIES + PULL_STRATEGIES, ids=str)
+@pytest.mark.parametrize("spec", GRAPHS)
+def test_bfs_every_strategy(spec, strategy):
+    from graphgear.backends import get_backend
+
+    g = gg.load(spec)
+    be = get_backend("cuda")
+    be.supplementary_threshold = 64  # small graphs: let supplementary queues take the hubs
+    try:
+        same_bfs(g, int(np.argmax(g.out_degree())), strategy)
+    finally:
+        be.supplementary_threshold = None
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_bfs_real_graphs_auto(name):
+    g = gg.load(real_graph(name))
+    same_bfs(g, int(np.argmax(g.out_degree())), "auto")
+
+
+@numba.njit
+def _visit(u, v, w, state):
+    return False
+
+
+VISIT = Functor("visit", _visit, "if (s0[v] < 0 && atomicCAS((int*)(s0 + v), -1, s1[0] + 1) == -1) return true; return false;")
+
+
+@pytest.mark.parametrize("strategy", PUSH_STRATEGIES[:-1], ids=str)
+def test_generic_advance_levels(strategy):
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("kron:11")
+    G = be.graph(g)
+    s = int(np.argmax(g.out_degree()))
+    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
+    level[s] = 0
+    depth = cp.zeros(1, dtype=cp.int32)
+    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
+    while frontier.size:
+        frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
+        depth += 1
+    ref = gg.bfs(g, s, backend="cpu").distances
+    np.testing.assert_array_equal(cp.asnumpy(level), ref)
+
+
+@numba.njit
+def _widest_compute(value, buffer, degree, params):
+    if buffer > value:
+        return buffer, buffer, buffer, True
+    return value, buffer, value, False
+
+
+@numba.njit
+def _widest_edge(message, weight, params):
+    return min(message, weight)
+
+
+@numba.njit
+def _never(value, params):
+    return False
+
+
+WIDEST = gg.VertexProgram(
+    name="widest_path", kind="traversal", accumulate="max",
+    compute=Functor("widest_compute", _widest_compute, "if (buffer > value) { value = buffer; message = value; send = true; }"),
+    edge=Functor("widest_edge", _widest_edge, "return fmin(message, (double)weight);"),
+    settled=Functor("never", _never, "return false;"),
+)
+
+
+@pytest.mark.parametrize("strategy", [Strategy(), Strategy(direction="pull", frontier="bitmap"),
+                                      Strategy(drive="topology", frontier="bitmap"), Strategy(sync="async"),
+                                      Strategy(balance="merge_path"), Strategy(balance="vertex_group", group_size=16)], ids=str)
+def test_user_program_on_gpu(strategy):
+    g = gg.load("grid:30:30:0.9:w")
+    n = g.num_vertices
+    values = np.full(n, -np.inf)
+    buffers = values.copy()
+    buffers[0] = np.inf
+    cpu = gg.run_program(WIDEST, g, values, buffers, [0], backend="cpu", strategy=strategy)
+    gpu = gg.run_program(WIDEST, g, values, buffers, [0], backend="cuda", strategy=strategy)
+    np.testing.assert_array_equal(gpu.values, cpu.values)

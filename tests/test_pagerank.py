@@ -1,0 +1,326 @@
+"""PageRank (power iteration and delta-based vertex program) against networkx.pagerank.
+
+References: ``networkx.pagerank(g.to_networkx(), ...)`` for graphs built with the default policies; for graphs built
+with ``duplicates="keep"`` (parallel arcs) a networkx MultiGraph/MultiDiGraph straight from the input records, whose
+parallel edges networkx sums, as graphgear does. The power method repeats networkx's iterates step for step, so it is
+compared at the same tol; the delta method stops on a bound on its distance to the exact PageRank, so it is compared
+with networkx run at a tolerance tight enough that networkx's own error is far below 1e-6.
+"""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import graphgear as gg
+from graphgear.algorithms.pagerank import pagerank
+from graphgear.engine.strategy import Strategy
+from graphgear.errors import GraphError, StrategyError
+from graphgear.graph.graph import Graph
+
+from conftest import REAL_GRAPHS, real_graph
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+L1 = 1e-6
+TIGHT = dict(tol=1e-12, max_iter=20_000)  # networkx's reference run when comparing the delta method
+
+PATHS = [(sync, direction, drive) for sync in ("sync", "async") for direction in ("push", "pull")
+         for drive in ("data", "topology")]
+
+
+def path_strategy(sync: str, direction: str, drive: str) -> str:
+    dense = direction == "pull" or drive == "topology"
+    return f"sync={sync},direction={direction},drive={drive}" + (",frontier=bitmap" if dense else "")
+
+
+# ------------------------------------------------------------------------------------------------------ references
+def as_array(graph: Graph, ranks: dict) -> np.ndarray:
+    labels = graph.vertex_labels(np.arange(graph.num_vertices)).tolist()
+    return np.array([ranks[label] for label in labels], dtype=np.float64)
+
+
+def nx_pagerank(graph: Graph, nx_graph=None, **kwargs) -> np.ndarray:
+    ranks = nx.pagerank(graph.to_networkx() if nx_graph is None else nx_graph, **kwargs)
+    return as_array(graph, ranks)
+
+
+def delta_tol(graph: Graph) -> dict:
+    """tol for the delta method so that its bound N * tol is 1e-9."""
+    return dict(tol=1e-9 / max(graph.num_vertices, 1), max_iter=20_000)
+
+
+# ------------------------------------------------------------------------------------------------------ hypothesis
+@st.composite
+def graphs(draw):
+    """A small graph from random edge records, with the nx reference graph built from the same records."""
+    n = draw(st.integers(0, 12))
+    m = draw(st.integers(0, 30)) if n else 0
+    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)) if n else []
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)) if n else []
+    directed = draw(st.booleans())
+    weighted = draw(st.booleans())
+    weights = [w / 2 for w in draw(st.lists(st.integers(0, 9), min_size=m, max_size=m))] if weighted else None
+    self_loops = draw(st.sampled_from(["drop", "keep"]))
+    duplicates = draw(st.sampled_from(["drop", "keep"]))
+    g = Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), weights, num_vertices=n,
+                         directed=directed, self_loops=self_loops, duplicates=duplicates)
+    if duplicates == "keep":  # parallel arcs: networkx's multigraphs sum them
+        ref = nx.MultiDiGraph() if directed else nx.MultiGraph()
+        ref.add_nodes_from(range(n))
+        for i, (u, v) in enumerate(zip(src, dst)):
+            if u == v and self_loops == "drop":
+                continue
+            ref.add_edge(u, v, weight=weights[i] if weighted else 1.0)
+    else:
+        ref = g.to_networkx()
+    return g, ref
+
+
+@st.composite
+def distributions(draw, n: int):
+    """None, a dict over some vertices (>= 1 positive), or an array of length n."""
+    if n == 0:
+        return None
+    kind = draw(st.sampled_from(["none", "dict", "array"]))
+    if kind == "none":
+        return None
+    values = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n))
+    hot = draw(st.integers(0, n - 1))
+    values[hot] = max(values[hot], 1)
+    if kind == "array":
+        return np.array(values, dtype=np.float64)
+    keep = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return {v: float(values[v]) for v in range(n) if keep[v] or v == hot}
+
+
+def nx_args(vector):
+    """networkx takes dicts only."""
+    if isinstance(vector, np.ndarray):
+        return {i: float(x) for i, x in enumerate(vector)}
+    return vector
+
+
+@st.composite
+def cases(draw):
+    g, ref = draw(graphs())
+    n = g.num_vertices
+    alpha = draw(st.sampled_from([0.85, 0.5, 0.95, 0.3]))
+    personalization = draw(distributions(n))
+    nstart = draw(distributions(n))
+    dangling = draw(distributions(n))
+    return g, ref, alpha, personalization, nstart, dangling
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(cases())
+def test_power_matches_networkx(case):
+    g, ref, alpha, personalization, nstart, dangling = case
+    ours = pagerank(g, alpha=alpha, tol=1e-9, max_iter=5000, personalization=personalization, nstart=nstart,
+                    dangling=dangling, method="power", backend="cpu")
+    if g.num_vertices == 0:
+        assert ours.ranks.shape == (0,)
+        return
+    expected = nx_pagerank(g, ref, alpha=alpha, tol=1e-9, max_iter=5000, personalization=nx_args(personalization),
+                           nstart=nx_args(nstart), dangling=nx_args(dangling))
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    assert math.isclose(ours.ranks.sum(), 1.0, rel_tol=1e-9)
+    assert len(ours.trace) == ours.iterations >= 1
+    assert {row.path for row in ours.trace} == {"sync-pull-td"}
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(cases())
+def test_delta_matches_networkx(case):
+    g, ref, alpha, personalization, nstart, dangling = case
+    ours = pagerank(g, alpha=alpha, personalization=personalization, nstart=nstart, dangling=dangling, method="delta",
+                    backend="cpu", **delta_tol(g))
+    if g.num_vertices == 0:
+        assert ours.ranks.shape == (0,)
+        return
+    expected = nx_pagerank(g, ref, alpha=alpha, personalization=nx_args(personalization), nstart=nx_args(nstart),
+                           dangling=nx_args(dangling), **TIGHT)
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    assert math.isclose(ours.ranks.sum(), 1.0, rel_tol=1e-9)
+    assert ours.iterations == len(ours.trace)
+    assert {row.path for row in ours.trace} <= {"sync-pull-td", "async-push-td", "async-push-dd"}
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(graphs(), st.sampled_from(PATHS))
+def test_delta_every_path_on_random_graphs(graph_and_ref, path):
+    g, ref = graph_and_ref
+    strategy = path_strategy(*path)
+    if path[0] == "async" and path[1] == "pull" and g.num_vertices:
+        with pytest.raises(StrategyError):
+            pagerank(g, method="delta", strategy=strategy, backend="cpu", **delta_tol(g))
+        return
+    ours = pagerank(g, method="delta", strategy=strategy, backend="cpu", **delta_tol(g))
+    if g.num_vertices:
+        assert np.abs(ours.ranks - nx_pagerank(g, ref, **TIGHT)).sum() <= L1
+        assert {row.path for row in ours.trace} <= {"-".join((path[0], path[1], "dd" if path[2] == "data" else "td"))}
+
+
+# ------------------------------------------------------------------------------------------------------ every CPU path
+PATH_GRAPHS = ["er:150:3", "rmat:7:4", "rmat:7:4:w", "grid:8:8:0.7:w"]
+
+
+@pytest.mark.parametrize("spec", PATH_GRAPHS)
+@pytest.mark.parametrize("path", PATHS, ids=["-".join(p) for p in PATHS])
+def test_delta_every_cpu_path(spec, path):
+    """Each of the 8 CPU paths gives networkx's answer, except async pull, which the engine refuses for a sum
+    accumulate (it re-reads messages)."""
+    g = gg.load(spec)
+    n = g.num_vertices
+    personalization = {v: 1.0 + (v % 3) for v in range(0, n, 5)}
+    dangling = {v: 1.0 for v in range(1, n, 7)}  # differs from personalization: the second (dangling) solve runs
+    kwargs = dict(personalization=personalization, dangling=dangling, method="delta", backend="cpu",
+                  strategy=path_strategy(*path), **delta_tol(g))
+    if path[0] == "async" and path[1] == "pull":
+        with pytest.raises(StrategyError, match="async pull"):
+            pagerank(g, **kwargs)
+        return
+    ours = pagerank(g, **kwargs)
+    expected = nx_pagerank(g, personalization=personalization, dangling=dangling, **TIGHT)
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    assert {row.path for row in ours.trace} == {ours.trace.rows[0].path}
+    assert ours.trace.rows[0].strategy == str(Strategy.parse(path_strategy(*path)))
+
+
+def test_power_with_fixed_strategies():
+    g = gg.load("rmat:7:4")
+    expected = nx_pagerank(g)
+    for strategy in ("direction=pull,drive=topology,frontier=bitmap", Strategy.parse("direction=pull,drive=topology"),
+                     "auto", "adaptive", "static"):
+        ours = pagerank(g, method="power", strategy=strategy, backend="cpu")
+        assert np.abs(ours.ranks - expected).sum() <= 1e-12
+        assert {row.path for row in ours.trace} == {"sync-pull-td"}
+    with pytest.raises(StrategyError, match="sync-pull-td"):
+        pagerank(g, method="power", strategy="direction=push")
+    # method="auto" with a fixed push path runs the delta program on that path
+    ours = pagerank(g, strategy="direction=push", **delta_tol(g))
+    assert {row.path for row in ours.trace} == {"sync-push-dd"}
+    assert np.abs(ours.ranks - nx_pagerank(g, **TIGHT)).sum() <= L1
+
+
+# ------------------------------------------------------------------------------------------------------ real graphs
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_real_graphs(name):
+    g = gg.load(real_graph(name))
+    nx_graph = g.to_networkx()
+    # power: networkx's iterates step for step, at networkx's default tolerance
+    ours = gg.pagerank(g, backend="cpu")
+    assert np.abs(ours.ranks - nx_pagerank(g, nx_graph)).sum() <= L1
+    # delta: within 1e-9 of the exact PageRank; networkx at a tight tolerance
+    delta = gg.pagerank(g, method="delta", backend="cpu", **delta_tol(g))
+    tight = nx_pagerank(g, nx_graph, tol=1e-10 / g.num_vertices, max_iter=5000)
+    assert np.abs(delta.ranks - tight).sum() <= L1
+    assert math.isclose(delta.ranks.sum(), 1.0, rel_tol=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------------ special cases
+@pytest.mark.parametrize("method", ["power", "delta"])
+def test_empty_and_single_vertex(method):
+    empty = Graph.from_edges([], [], num_vertices=0)
+    result = pagerank(empty, method=method)
+    assert result.ranks.shape == (0,) and result.ranks.dtype == np.float64
+    one = Graph.from_edges([], [], num_vertices=1)
+    assert pagerank(one, method=method).ranks.tolist() == [1.0]
+    loop = Graph.from_edges([0], [0], num_vertices=1, self_loops="keep")
+    assert pagerank(loop, method=method).ranks.tolist() == pytest.approx([1.0])
+
+
+@pytest.mark.parametrize("method", ["power", "delta"])
+def test_labels_and_api(method):
+    """Dicts are keyed by the user's labels on a renumbered graph; the public gg.pagerank passes everything on."""
+    g = Graph.from_edges(["a", "b", "c", "d", "d"], ["b", "c", "a", "a", "e"], directed=True)
+    personalization = {"a": 1, "e": 3}
+    dangling = {"c": 2, "b": 1}
+    nstart = {"d": 1.0}
+    kwargs = dict(tol=1e-12, max_iter=10_000) if method == "delta" else dict(max_iter=1000)
+    ours = gg.pagerank(g, 0.9, personalization=personalization, nstart=nstart, dangling=dangling, method=method, **kwargs)
+    expected = nx_pagerank(g, alpha=0.9, personalization=personalization, nstart=nstart, dangling=dangling,
+                           **(TIGHT if method == "delta" else dict(max_iter=1000)))
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    frame = ours.to_pandas()
+    assert frame["vertex"].tolist() == ["a", "b", "c", "d", "e"]
+
+
+def test_alpha_one():
+    """alpha = 1 (no teleport) as networkx: converges on an aperiodic strongly connected graph."""
+    g = Graph.from_edges([0, 1, 2, 2, 0], [1, 2, 0, 1, 2], directed=True)
+    ours = pagerank(g, alpha=1.0, method="power")
+    assert np.abs(ours.ranks - nx_pagerank(g, alpha=1.0)).sum() <= L1
+    with pytest.raises(GraphError, match="alpha < 1"):
+        pagerank(g, alpha=1.0, method="delta")
+
+
+def test_weighted_splits_by_weight():
+    """networkx's default weight='weight': a vertex's rank is split in proportion to its out-edge weights."""
+    g = Graph.from_edges([0, 0, 1, 2], [1, 2, 0, 0], [1.0, 3.0, 1.0, 1.0], directed=True)
+    for method in ("power", "delta"):
+        ours = pagerank(g, method=method, tol=1e-12, max_iter=10_000)
+        assert np.abs(ours.ranks - nx_pagerank(g, **TIGHT)).sum() <= L1
+        unweighted = nx.pagerank(nx.DiGraph([(0, 1), (0, 2), (1, 0), (2, 0)]), weight=None)
+        assert abs(ours.ranks[2] - unweighted[2]) > 1e-3  # the weights matter
+
+
+def test_nstart_and_personalization_arrays():
+    g = gg.load("rmat:6:4")
+    n = g.num_vertices
+    rng = np.random.default_rng(1)
+    p, x0 = rng.random(n), rng.random(n)
+    expected = nx_pagerank(g, personalization=dict(enumerate(p)), nstart=dict(enumerate(x0)))
+    ours = pagerank(g, personalization=p, nstart=x0)
+    assert np.abs(ours.ranks - expected).sum() <= 1e-12
+
+
+# ------------------------------------------------------------------------------------------------------ bad inputs
+@pytest.mark.parametrize("method", ["power", "delta"])
+def test_bad_inputs(method):
+    g = gg.load("rmat:5:4")
+    run = lambda **kw: pagerank(g, method=method, **kw)  # noqa: E731
+    for alpha in (0.0, -0.5, 1.5, float("nan"), "x", None):
+        with pytest.raises(GraphError, match="alpha"):
+            run(alpha=alpha)
+    for tol in (0.0, -1e-6, float("nan"), float("inf")):
+        with pytest.raises(GraphError, match="tol"):
+            run(tol=tol)
+    for max_iter in (-1, 2.5, "10"):
+        with pytest.raises(GraphError, match="max_iter"):
+            run(max_iter=max_iter)
+    for name in ("personalization", "nstart", "dangling"):
+        with pytest.raises(GraphError, match=f"{name} values must be >= 0"):
+            run(**{name: {0: 1.0, 1: -0.5}})
+        with pytest.raises(GraphError, match=f"{name} key 99"):
+            run(**{name: {0: 1.0, 99: 1.0}})
+        with pytest.raises(GraphError, match="positive sum"):
+            run(**{name: {0: 0.0}})
+        with pytest.raises(GraphError, match="positive sum"):
+            run(**{name: {}})
+        with pytest.raises(GraphError, match="length"):
+            run(**{name: np.ones(g.num_vertices + 1)})
+        with pytest.raises(GraphError, match="finite"):
+            run(**{name: {0: float("inf")}})
+    with pytest.raises(GraphError, match="method"):
+        pagerank(g, method="jacobi")
+    negative = Graph.from_edges([0, 1], [1, 0], [1.0, -2.0], directed=True)
+    with pytest.raises(GraphError, match="non-negative weights"):
+        pagerank(negative, method=method)
+    labelled = Graph.from_edges(["a"], ["b"])
+    with pytest.raises(GraphError, match="personalization key 'z'"):
+        pagerank(labelled, method=method, personalization={"z": 1.0})
+
+
+@pytest.mark.parametrize("method,unit", [("power", "iterations"), ("delta", "rounds")])
+def test_max_iter_exceeded(method, unit):
+    g = gg.load("grid:10:10")
+    with pytest.raises(GraphError, match=rf"did not converge in 3 {unit}: .*\d") as info:
+        pagerank(g, method=method, max_iter=3, tol=1e-12, strategy="direction=pull,drive=topology,frontier=bitmap")
+    assert "N*tol" in str(info.value)
+    with pytest.raises(nx.PowerIterationFailedConvergence):  # networkx agrees it does not converge
+        nx.pagerank(g.to_networkx(), max_iter=3, tol=1e-12)
