@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Functor", "cpu_function"]
+__all__ = ["Functor", "cpu_function", "cpu_functor"]
 
 
 @dataclass(frozen=True)
@@ -28,3 +28,15 @@ class Functor:
 def cpu_function(functor: Any) -> Any:
     """The numba function behind a Functor, or the argument itself when it already is one."""
     return functor.cpu if isinstance(functor, Functor) else functor
+
+
+def cpu_functor(fn: Any) -> Any:
+    """numba-compile a CPU functor: nogil and without reference counting (``_nrt=False``).
+
+    Functors run once per edge inside parallel loops; with reference counting, unpacking the state tuple would touch
+    every array's shared counter on every call from every thread (measured 3-6x slower). A functor compiled so may
+    not allocate arrays, which functors never need.
+    """
+    import numba
+
+    return numba.njit(nogil=True, _nrt=False)(fn)

@@ -29,7 +29,7 @@ import numpy as np
 from .backends import get_backend
 from .engine.controller import IterationInfo, make_controller
 from .engine.trace import Trace
-from .errors import GraphError
+from .errors import GraphError, StrategyError
 from .frontier import Frontier
 from .functor import Functor
 
@@ -78,18 +78,22 @@ def run_program(
     backend: Any = "auto",
     strategy: Any = "auto",
     max_rounds: int = 1_000_000,
-    after_round: Callable[[Any, Any], None] | None = None,
+    after_round: Callable[[Any, Any], Frontier | None] | None = None,
 ) -> ProgramRun:
     """Run `program` on `graph` from the given initial values/buffers; `active` lists the first worklist (None: all).
 
     Each round the controller picks a Strategy (see engine.controller); the run ends when the worklist is empty or
-    after max_rounds. `after_round(backend, state)` runs between rounds (e.g. PageRank spreading dangling mass).
+    after max_rounds. `after_round(backend, state)` runs between rounds (e.g. PageRank spreading dangling mass); a
+    Frontier it returns joins the next worklist.
     """
     be = get_backend(backend)
     G = be.graph(graph)
     n = graph.num_vertices
     state = be.program_state(G, program, values, buffers, np.asarray(params, dtype=np.float64))
     controller = make_controller(strategy, graph, program.kind)
+    fixed = getattr(controller, "strategy", None)
+    if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
+        raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
     worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(np.asarray(active)), n)
     rounds = 0
@@ -99,7 +103,9 @@ def run_program(
         start = time.perf_counter()
         next_worklist, edges = be.program_round(G, state, worklist, decision.strategy)
         if after_round is not None:
-            after_round(be, state)
+            extra = after_round(be, state)
+            if extra is not None and extra.size:  # vertices the hook made active join the next worklist
+                next_worklist = Frontier.from_mask(next_worklist.to_dense().mask | extra.to_dense().mask)
         seconds = time.perf_counter() - start
         controller.observe(decision, info, seconds)
         trace.add(strategy=str(decision.strategy), path=decision.strategy.path, frontier_vertices=info.frontier_vertices,

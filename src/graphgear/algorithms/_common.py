@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from ..errors import GraphError
-from ..functor import Functor
+from ..functor import Functor, cpu_functor
 from ..operators import ACTIVATE, STOP
 
 
@@ -26,6 +25,12 @@ def canonical_labels(labels: np.ndarray) -> np.ndarray:
     labels = np.asarray(labels)
     if labels.size == 0:
         return labels.astype(np.int64)
+    ids = np.arange(labels.size)
+    if labels.dtype.kind in "iu" and labels.min() >= 0 and labels.max() < labels.size and np.all(labels <= ids) \
+            and np.all(labels[labels] == labels):
+        # every label is its component's smallest vertex (union-find roots, min-label propagation): one linear pass
+        rank = np.cumsum(labels == ids) - 1
+        return rank[labels].astype(np.int64)
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
@@ -33,13 +38,13 @@ def canonical_labels(labels: np.ndarray) -> np.ndarray:
     return rank[inverse].astype(np.int64)
 
 
-@numba.njit(nogil=True)
+@cpu_functor
 def _parent_candidate(v, state):  # pragma: no cover - numba
     dist, pred, source, unit = state
     return v != source[0] and dist[v] < np.inf
 
 
-@numba.njit(nogil=True)
+@cpu_functor
 def _parent(v, u, w, state):  # pragma: no cover - numba
     dist, pred, source, unit = state
     if dist[u] + (1.0 if unit[0] else w) == dist[v]:

@@ -7,14 +7,17 @@ Method: U. Brandes, "A faster algorithm for betweenness centrality", J. Math. So
                    the level array) and add sigma[u] (atomic_fadd). Pull: every unvisited vertex sums sigma over its
                    in-neighbours on the previous level (no atomics, no early exit: every parent counts). The traversal
                    controller (SEP-Graph Algorithm 2) picks push or pull per level; an async push drains the whole BFS
-                   in one FIFO pass (FIFO order is BFS order, so sigma[u] is final when u is expanded) and the levels
-                   are then read back from the level array.
-    BackwardPhase  levels from the deepest to 1: delta[u] = sum over out-neighbours v one level deeper of
-                   sigma[u] / sigma[v] * (1 + delta[v]); a gather over the level's vertices (each writes only its own
-                   delta, race-free), then a pass over the level sets coef[u] = (1 + delta[u]) / sigma[u] and adds
-                   delta[u] to bc. The gather sums coef over all out-neighbours with no level test: coef is still 0
-                   on u's level and above, and a BFS arc never leads two levels down.
-
+                   in one pass of the operator's FIFO worklist (FIFO order from one source is BFS order, so sigma[u]
+                   is final when u is expanded).
+    BackwardPhase  delta[u] = sum over out-neighbours v one level deeper of sigma[u] / sigma[v] * (1 + delta[v]),
+                   deepest level first; bc[u] += delta[u]. After a level-synchronous forward phase, one gather per
+                   level (LevelGather): each vertex of level d sums coef[v] = (1 + delta[v]) / sigma[v] over all its
+                   out-neighbours and writes only its own entries (race-free). No level test is needed: coef lives in
+                   two arrays by level parity, and an out-neighbour of level d lies on a level <= d + 1, so the array
+                   of d + 1's parity holds d + 1's coefficients and zeros elsewhere (d - 1 is not done yet, d + 3 is
+                   never adjacent). After an async forward phase (the controller's choice for high-diameter graphs),
+                   one async pass over the reached vertices in reverse BFS order (Brandes' stack, drained by the same
+                   FIFO worklist; each vertex's successors are final when it is reached) instead of one call per level.
 This is the single-source BC of SEP-Graph (Wang et al., PPoPP'19) and MultiGraph (Hong et al., PACT'17), whose metric is
 2|E| / t per source; it runs for every source (exact BC), for k sampled sources, or for given sources.
 
@@ -94,22 +97,30 @@ def _forward_pull(v, u, w, state):  # pragma: no cover - numba
 
 
 @numba.njit(nogil=True)
-def _backward_gather(u, state):  # pragma: no cover - numba
-    """delta[u] = sigma[u] * sum over out-neighbours v of coef[v], where coef[v] = (1 + delta[v]) / sigma[v] is set
-    for the finished level below and still 0 on u's level and above (a BFS arc never skips a level downwards, so no
-    out-neighbour lies two levels deeper). Writes only delta[u]."""
-    offsets, indices, sigma, delta, coef, bc, endpoint = state
+def _level_gather(u, state):  # pragma: no cover - numba
+    """LevelGather for u on level d: delta[u] = sigma[u] * sum of coef_below over u's out-neighbours (coef_below holds
+    level d + 1's coefficients and zeros on every other level u can reach); then u's own coefficient and bc."""
+    offsets, indices, sigma, coef_below, coef_here, bc, endpoint = state
     acc = 0.0
     for k in range(offsets[u], offsets[u + 1]):
-        acc += coef[indices[k]]
-    delta[u] = sigma[u] * acc
+        acc += coef_below[indices[k]]
+    delta = sigma[u] * acc
+    coef_here[u] = (1.0 + delta) / sigma[u]
+    bc[u] += delta + endpoint[0]
 
 
 @numba.njit(nogil=True)
-def _backward_finish(u, state):  # pragma: no cover - numba
-    """After the level's gather: u's coefficient for the level above, and its dependency added to bc."""
-    offsets, indices, sigma, delta, coef, bc, endpoint = state
-    coef[u] = (1.0 + delta[u]) / sigma[u]
+def _dependency_push(u, v, w, state):  # pragma: no cover - numba
+    """Edge u -> v of the reverse-BFS-order pass: a successor v (one level deeper, delta final) adds to delta[u]."""
+    level, sigma, delta = state
+    if level[v] == level[u] + 1:
+        atomic_fadd(delta, u, sigma[u] / sigma[v] * (1.0 + delta[v]))
+    return False
+
+
+@numba.njit(nogil=True)
+def _add_dependency(u, state):  # pragma: no cover - numba
+    delta, bc, endpoint = state
     bc[u] += delta[u] + endpoint[0]
 
 
@@ -124,16 +135,17 @@ FORWARD_PULL = Functor(
     "bc_forward_pull", _forward_pull,
     "if (level[u] == depth) { level[v] = depth + 1; sigma[v] += sigma[u]; return ACTIVATE; } return 0;",
 )
-BACKWARD_GATHER = Functor(
-    "bc_backward_gather", _backward_gather,
-    "double acc = 0; for (long k = offsets[u]; k < offsets[u + 1]; ++k) acc += coef[indices[k]];"
-    " delta[u] = sigma[u] * acc;",
+LEVEL_GATHER = Functor(
+    "bc_level_gather", _level_gather,
+    "double acc = 0; for (long k = offsets[u]; k < offsets[u + 1]; ++k) acc += coef_below[indices[k]];"
+    " double delta = sigma[u] * acc; coef_here[u] = (1.0 + delta) / sigma[u]; bc[u] += delta + endpoint;",
 )
-BACKWARD_FINISH = Functor(
-    "bc_backward_finish", _backward_finish,
-    "coef[u] = (1.0 + delta[u]) / sigma[u]; bc[u] += delta[u] + endpoint;",
+DEPENDENCY_PUSH = Functor(
+    "bc_dependency_push", _dependency_push,
+    "if (level[v] == level[u] + 1) atomicAdd(&delta[u], sigma[u] / sigma[v] * (1.0 + delta[v])); return false;",
 )
-GATHER = Strategy(direction="pull")  # what the backward phase runs: a data-driven gather over one level
+ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[u] += delta[u] + endpoint;")
+GATHER = Strategy(direction="pull")  # what LevelGather runs: a data-driven gather over one level
 _NAMES: dict[Strategy, str] = {}
 
 
@@ -239,18 +251,6 @@ def _rescale(bc: Any, xp: Any, n: int, *, normalized: bool, directed: bool, endp
     return xp.where(is_source, bc * scale_source, bc * scale_other)
 
 
-def _levels_below(xp: Any, level: Any, depth: int, n: int) -> list[Frontier]:
-    """The BFS levels deeper than `depth` read back from the level array (after an async pass drained them)."""
-    idx = xp.flatnonzero(level > depth)
-    if idx.size == 0:
-        return []
-    lv = level[idx]
-    idx = idx[xp.argsort(lv, kind="stable")]
-    counts = np.asarray(xp.bincount(lv - (depth + 1)))  # one small host read
-    bounds = np.cumsum(counts)[:-1]
-    return [Frontier.from_vertices(part, n) for part in xp.split(idx, bounds.tolist())]
-
-
 # ------------------------------------------------------------------------------------------------------- Brandes
 def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: Trace, strategy: Any) -> int:
     """Forward and backward phase from source s, adding s's dependencies to bc. Returns the vertices reached."""
@@ -259,12 +259,12 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
     n, num_arcs = G.num_vertices, G.num_arcs
     level.fill(-1)
     sigma.fill(0.0)
-    coef.fill(0.0)
     level[s] = 0
     sigma[s] = 1.0
     controller = make_controller(strategy, graph, "traversal")
     frontier = Frontier.from_vertices(xp.asarray([s], dtype=np.int64), n)
     levels = [frontier]
+    ran_async = None
     d = 0
     while frontier.size:  # ForwardPhase
         info = IterationInfo(d, frontier.size, frontier.out_edges(G.out_degree), n, num_arcs)
@@ -284,25 +284,47 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
         trace.add(strategy=_name(st), path=st.path, frontier_vertices=info.frontier_vertices,
                   frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
                   decision=decision.decision, reason=decision.reason, phase="forward")
+        if st.sync == "async":
+            ran_async = st.with_(direction="push", frontier="vertex_queue", drive="data")
         frontier = nxt.to_sparse()
         if frontier.size:
             levels.append(frontier)
         d += 1
-    deepest = int(level.max())
-    if deepest > len(levels) - 1:  # an async pass expanded the levels below the last recorded one
-        levels += _levels_below(xp, level, len(levels) - 1, n)
-    reached = sum(f.size for f in levels)
-    state = (G.offsets, G.indices, sigma, delta, coef, bc, endpoint)
-    for d in range(len(levels) - 1, 0, -1):  # BackwardPhase
+    if ran_async is not None:
+        return 1 + _reverse_order_pass(be, G, ran_async, arrays, trace)
+    coef_parity = (coef, delta)  # two coefficient arrays by level parity (delta's storage serves as the second)
+    coef.fill(0.0)
+    delta.fill(0.0)
+    for d in range(len(levels) - 1, 0, -1):  # BackwardPhase, LevelGather per level
         f = levels[d]
         out_edges = f.out_edges(G.out_degree)
+        state = (G.offsets, G.indices, sigma, coef_parity[(d + 1) % 2], coef_parity[d % 2], bc, endpoint)
         start = time.perf_counter()
-        be.for_each_vertex(f, BACKWARD_GATHER, state)
-        be.for_each_vertex(f, BACKWARD_FINISH, state)
+        be.for_each_vertex(f, LEVEL_GATHER, state)
         trace.add(strategy=_name(GATHER), path=GATHER.path, frontier_vertices=f.size, frontier_edges=out_edges,
                   edges_processed=out_edges, seconds=time.perf_counter() - start, decision="gather",
-                  reason=f"level {d}: each vertex sums its successors' dependencies (race-free)", phase="backward")
-    return reached
+                  reason=f"level {d}: each vertex sums its successors' coefficients (race-free)", phase="backward")
+    return sum(f.size for f in levels)
+
+
+def _reverse_order_pass(be: Any, G: Any, st: Strategy, arrays: tuple, trace: Trace) -> int:
+    """The backward phase after an async forward phase: the reached vertices in reverse BFS order through one async
+    advance (the FIFO worklist keeps the order), then bc += delta. Returns the vertices reached besides s."""
+    xp = be.xp
+    level, sigma, delta, coef, bc, depth, endpoint = arrays
+    n = G.num_vertices
+    reached = xp.flatnonzero(level > 0)
+    order = Frontier.from_vertices(reached[xp.argsort(-level[reached], kind="stable")], n)
+    delta.fill(0.0)
+    out_edges = order.out_edges(G.out_degree)
+    start = time.perf_counter()
+    be.advance(G, order, DEPENDENCY_PUSH, st, (level, sigma, delta))
+    be.for_each_vertex(order, ADD_DEPENDENCY, (delta, bc, endpoint))
+    trace.add(strategy=_name(st), path=st.path, frontier_vertices=order.size, frontier_edges=out_edges,
+              edges_processed=out_edges, seconds=time.perf_counter() - start, decision="reverse-order",
+              reason="async forward phase: one pass over the reached vertices in reverse BFS order (Brandes' stack)",
+              phase="backward")
+    return order.size
 
 
 def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = True, endpoints: bool = False,

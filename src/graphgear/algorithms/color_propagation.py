@@ -1,11 +1,11 @@
 """Color propagation: max-label propagation until nothing changes.
 
-Method: Slota, Rajamanickam, Madduri, "High-performance Graph Analytics on Manycore Processors" (IPDPS'15),
-Algorithm 2 (the coloring step of Multistep SCC). colors[v] = v to start and every vertex is active; each iteration every
-active vertex u pushes its color to the out-neighbours v with a smaller color (colors[v] = max(colors[v], colors[u])),
-and the vertices whose color grew form the next work set (the paper's text; its pseudocode's "add u" is a slip: S_i+1
-holds the altered vertices); it stops when no color changes. At the end colors[v] is the
-largest vertex id that reaches v along edges (v itself included); on an undirected graph, the largest id of v's component.
+Method: Slota, Rajamanickam, Madduri, "High-performance Graph Analytics on Manycore Processors" (IPDPS'15; seeds/003),
+Algorithm 2 (the coloring step of Multistep SCC). colors[v] = v to start and every vertex is active; each iteration
+every active vertex u pushes its color to the out-neighbours v with a smaller color (colors[v] = max(colors[v],
+colors[u])), and the vertices whose color grew form the next work set (as the paper's text says; its pseudocode's
+"add u to S_i+1" is a slip); it stops when no color changes. At the end colors[v] is the largest vertex id that reaches
+v along edges (v itself included); on an undirected graph, the largest id of v's component.
 
 Paths (one per iteration, chosen by the controller; the answer is the same on every path, because max is monotone and
 idempotent and a vertex whose color grows is always active again):

@@ -60,7 +60,7 @@ AFFOREST_TOPOLOGY = Strategy(drive="topology", frontier="bitmap")  # what the co
 #   r  the neighbour offset: the sampled neighbour in a sampling round, the first unsampled one in the final phase
 #   c  the giant component's root (-1 before it is known)
 # The functors are compiled with _nrt=False (they never allocate): otherwise numba reference-counts the state's arrays
-# on every call of a functor with loops, atomics that the threads fight over (6x slower on kron:20).
+# on every call of a functor with loops: atomics that the threads fight over (3-6x slower on kron:20).
 functor = numba.njit(nogil=True, _nrt=False)
 
 
@@ -210,7 +210,7 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     directed = bool(graph.directed)
     t_offsets, t_indices, _ = G.csc() if directed else (G.offsets, G.indices, None)
     comp = xp.arange(n, dtype=G.indices.dtype)
-    params = xp.asarray([0, -1, 0], dtype=np.int64)
+    params = xp.asarray([0, -1, int(directed)], dtype=np.int64)
     state = (G.offsets, G.indices, t_offsets, t_indices, comp, params)
 
     def row(phase: str, s: Any, vertices: int, edges: int, seconds: float, why: str) -> None:
@@ -231,9 +231,10 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     c, share = _sample_frequent_element(be, comp, n)
     params[0], params[1] = NEIGHBOR_ROUNDS, c
     outside = comp != c
-    remaining = int(xp.sum(G.out_degree - NEIGHBOR_ROUNDS, where=outside & (G.out_degree > NEIGHBOR_ROUNDS)))
+    degree = xp.maximum(G.out_degree - NEIGHBOR_ROUNDS, 0)
     if directed:
-        remaining += int(xp.sum(t_offsets[1:] - t_offsets[:-1], where=outside))
+        degree += t_offsets[1:] - t_offsets[:-1]
+    remaining = int(xp.where(outside, degree, 0).sum())  # the arcs the final phase links (an upper bound)
     why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
     if base.drive == "data":
         s = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base

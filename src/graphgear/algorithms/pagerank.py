@@ -1,30 +1,36 @@
 """PageRank: topology-driven pull power iteration, and delta-based PageRank as a vertex program.
 
-Semantics are networkx.pagerank's: damping ``alpha``; ``personalization`` p (teleport distribution), ``nstart`` (start
-vector) and ``dangling`` d (where a vertex without out-edges sends its rank; default p) are dicts keyed by vertex label
-or arrays of length V, missing keys count 0, each is normalised to sum 1. An undirected graph is read as both arcs of
-every edge (its CSR already stores them). A weighted graph splits a vertex's rank over its out-edges in proportion to
-the edge weights (networkx's default ``weight="weight"``); a vertex whose out-weight is 0 is dangling, as in networkx.
+Semantics are networkx.pagerank's: damping ``alpha`` in (0, 1]; ``personalization`` p (teleport distribution),
+``nstart`` (start vector) and ``dangling`` d (where a vertex without out-edges sends its rank; default p) are dicts
+keyed by vertex label or arrays of length V; missing keys count 0; each is normalised to sum 1. Unlike networkx, an
+unknown key, a negative or non-finite value, or an all-zero vector raises GraphError (networkx ignores unknown keys and
+divides by zero). An undirected graph is read as both arcs of every edge (its CSR stores them). A weighted graph splits
+a vertex's rank over its out-edges in proportion to the edge weights (networkx's default ``weight="weight"``); parallel
+arcs add up (networkx's multigraphs); a vertex whose out-weight is 0 is dangling, as in networkx; negative weights are
+refused. An empty graph gives an empty array.
 
     x  <-  alpha * (P^T x + D(x) d) + (1 - alpha) p,        D(x) = sum of x over the dangling vertices
 
 Methods
 -------
-power   MultiGraph's topology-driven PageRank / SEP-Graph's sync-pull-td path (Hong et al., PACT'17; Wang et al.,
+power   MultiGraph's topology-driven PageRank = SEP-Graph's sync-pull-td path (Hong et al., PACT'17; Wang et al.,
         PPoPP'19): each iteration every vertex pulls contrib[u] = x[u] / outweight[u] over its in-edges
-        (`neighbor_reduce`, no write conflicts). Convergence test as networkx: L1 change < N * tol; GraphError (networkx:
-        PowerIterationFailedConvergence) after max_iter iterations. Iterates match networkx's step for step.
-delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: the value is the rank, the buffer the
-        residual; compute applies the buffer to the value and sends alpha * buffer / outdegree (weight-proportional on a
-        weighted graph), accumulate is "sum"; SEP-Graph Algorithm 1 picks sync-pull-td, async-push-td or async-push-dd
-        each round. A vertex sends only while |buffer| > eps. Dangling mass is handled exactly and without any
-        between-round step (`DanglingCombination`): solve y = alpha P^T y + (1 - alpha) p with the mass reaching dangling
-        vertices absorbed; with d = p the PageRank is y / sum(y); otherwise also solve z = alpha P^T z + d and take
-        y + c z, c = alpha D(y) / (1 - alpha D(z)). After each solve the exact residual is recomputed (one pull pass);
-        the run stops once it proves the normalised ranks lie within N * tol (L1) of the exact PageRank -- networkx's
-        threshold applied to the distance from the fixed point rather than to the last step, so the answer is at least
-        as accurate as networkx's at equal tol. ``max_iter`` bounds the total rounds; alpha must be < 1.
-auto    power, unless ``strategy`` fixes an execution path other than sync-pull-td: then delta, which runs on every path.
+        (`neighbor_reduce`, no write conflicts). Convergence test as networkx: L1 change < N * tol; GraphError
+        (networkx: PowerIterationFailedConvergence) after max_iter iterations. The iterates are networkx's.
+delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: value = rank, buffer = residual; compute
+        applies the buffer to the value and sends alpha * buffer / out-degree while |buffer| > eps; accumulate "sum";
+        SEP-Graph Algorithm 1 picks sync-pull-td, async-push-td or async-push-dd each round. A weighted graph runs on a
+        copy whose arc weights are the shares w / outweight(u) (the compute step sees the out-degree, not the
+        out-weight); their float32 rounding is removed by the residual check below.
+        DanglingCombination (exact, no between-round step): solve y = alpha P^T y + (1 - alpha) p with the mass that
+        reaches dangling vertices kept there; with d = p the PageRank is y / sum(y); otherwise also solve
+        z = alpha P^T z + d and take y + c z, c = alpha D(y) / (1 - alpha D(z)), normalised. After each solve the
+        exact residual is recomputed by one pull pass and bounds the error (||(I - alpha P^T)^-1||_1 <= 1/(1 - alpha));
+        the solves go on from that residual with a smaller eps until the normalised ranks provably lie within N * tol
+        (L1) of the exact PageRank: networkx's threshold applied to the distance from the fixed point instead of the
+        last step, so at equal tol the answer is at least as accurate as networkx's. nstart warm-starts y. max_iter
+        bounds the total rounds (GraphError past it); alpha must be < 1.
+auto    power, unless ``strategy`` fixes an execution path other than sync-pull-td: then delta (it runs on every path).
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
 
-__all__ = ["pagerank", "PAGERANK_DELTA", "METHODS"]
+__all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
 METHODS = ("auto", "power", "delta")
 POWER_PATH = "sync-pull-td"
@@ -181,7 +187,8 @@ def _power_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str] | 
             return None
         return controller.strategy, controller.name, controller.reason
     candidates = getattr(controller, "candidates", ())
-    s = next((c for c in candidates if c.path == POWER_PATH), Strategy(direction="pull", drive="topology", frontier="bitmap"))
+    fallback = Strategy(direction="pull", drive="topology", frontier="bitmap")
+    s = next((c for c in candidates if c.path == POWER_PATH), fallback)
     return s, controller.name, "power iteration = SEP-Graph's sync-pull-td path"
 
 
@@ -205,8 +212,9 @@ def pagerank(
     be = get_backend(backend)
     n = graph.num_vertices
     if n == 0:
-        return PageRankResult(np.zeros(0, dtype=np.float64), iterations=0, trace=Trace(algorithm="pagerank", backend=be.name),
-                              graph=graph, seconds=time.perf_counter() - start)
+        trace = Trace(algorithm="pagerank", backend=be.name)
+        return PageRankResult(np.zeros(0, dtype=np.float64), iterations=0, trace=trace, graph=graph,
+                              seconds=time.perf_counter() - start)
     if graph.weights is not None and graph.num_arcs and float(graph.weights.min()) < 0:
         k = int(np.argmin(graph.weights))
         raise GraphError(f"PageRank needs non-negative weights; arc {k} has weight {float(graph.weights[k])}")
@@ -215,7 +223,10 @@ def pagerank(
     d = _distribution(graph, dangling, "dangling")
     power = None if method == "delta" else _power_strategy(strategy, graph)
     if method == "power" and power is None:
-        raise StrategyError(f"method='power' runs the sync-pull-td path only, not strategy {strategy!s}; use method='delta'")
+        raise StrategyError(f"method='power' runs the sync-pull-td path only, not strategy {strategy!s}; "
+                            "use method='delta'")
+    if power is None and alpha >= 1.0:
+        raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
     xp = be.xp
     uniform = xp.full(n, 1.0 / n)
     p = uniform if p is None else be.asarray(p)
@@ -227,12 +238,11 @@ def pagerank(
     inv = xp.where(out_weight > 0, 1.0 / xp.where(out_weight > 0, out_weight, 1.0), 0.0)
     is_dangling = out_weight == 0
     if power is not None:
-        ranks, iterations, trace = _power(be, G, graph, power, alpha, tol, max_iter, p, d, x0, inv, is_dangling)
+        ranks, iterations, trace = _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x0, inv,
+                                                    is_dangling)
     else:
-        if alpha >= 1.0:
-            raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
-        ranks, iterations, trace = _delta(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
-                                          is_dangling, out_weight)
+        ranks, iterations, trace = _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
+                                          is_dangling)
     return PageRankResult(be.to_host(ranks), iterations=iterations, trace=trace, graph=graph,
                           seconds=time.perf_counter() - start)
 
@@ -247,7 +257,7 @@ def _out_weight(be: Any, G: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------------ power
-def _power(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling):
+def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling):
     """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy."""
     xp = be.xp
     strategy, controller, why = power
@@ -298,7 +308,7 @@ def _exact_residual(be, G, alpha, s: _Solve, inv) -> None:
     s.residual = float(xp.abs(s.buffer).sum())
 
 
-def _combine(xp, alpha, y: _Solve, z: _Solve | None, is_dangling):
+def _dangling_combination(xp, alpha, y: _Solve, z: _Solve | None, is_dangling):
     """DanglingCombination: the PageRank from the solves, and a bound on its L1 distance to the exact PageRank."""
     ey = y.residual / (1.0 - alpha)  # ||y - y~||_1 <= ||(I - alpha P^T)^-1||_1 ||r||_1 <= ||r||_1 / (1 - alpha)
     if z is None:
@@ -321,7 +331,7 @@ def _combine(xp, alpha, y: _Solve, z: _Solve | None, is_dangling):
     return x / total, bound
 
 
-def _delta(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, is_dangling, out_weight):
+def _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, is_dangling):
     """Delta-based PageRank (SEP-Graph 4.2) through run_program; see the module notes."""
     xp = be.xp
     n = G.num_vertices
@@ -352,12 +362,13 @@ def _delta(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, 
     eps = tol * (1.0 - alpha) * SLACK / 4.0
     rounds = 0
     while True:
-        ranks, bound = _combine(xp, alpha, y, solves[1] if len(solves) > 1 else None, is_dangling)
+        ranks, bound = _dangling_combination(xp, alpha, y, solves[1] if len(solves) > 1 else None, is_dangling)
         if bound < target:
             return ranks, rounds, trace
         if rounds >= max_iter:
             raise GraphError(f"PageRank (delta) did not converge in {max_iter} rounds: the ranks are within "
-                             f"{bound:.6g} (L1) of the exact PageRank, not below N*tol = {target:.6g} (raise max_iter or tol)")
+                             f"{bound:.6g} (L1) of the exact PageRank, not below N*tol = {target:.6g} "
+                             "(raise max_iter or tol)")
         if rounds and bound < math.inf:  # a later pass: aim below the target with what the last pass achieved
             eps = min(eps, eps * SLACK * target / bound)
         ran = False

@@ -95,21 +95,6 @@ def _unsettled(v, state):  # pragma: no cover - numba
     return state[0][v] > state[2][0]
 
 
-@numba.njit(nogil=True)
-def _in_bucket(v, state):  # pragma: no cover - numba
-    d = state[0][v]
-    return d >= state[2][0] and d < state[2][1]
-
-
-@numba.njit(nogil=True)
-def _stays_far(v, state):  # pragma: no cover - numba
-    """Keep v in the far pile when it is still at or beyond T_hi; otherwise it leaves the pile (flag cleared)."""
-    if state[0][v] >= state[2][1]:
-        return True
-    state[3][v] = 0
-    return False
-
-
 _RELAX_CUDA = """double nd = dist[u] + w;
 if (nd < dist[v]) {
   long long nb = __double_as_longlong(nd);
@@ -124,8 +109,6 @@ RELAX = Functor("sssp_relax", _relax, _RELAX_CUDA)
 RELAX_PULL = Functor("sssp_relax_pull", _relax_pull, _RELAX_CUDA.replace("return true", "return ACTIVATE")
                      .replace("return false", "return 0"))
 UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];")
-IN_BUCKET = Functor("sssp_in_bucket", _in_bucket, "return dist[v] >= bounds[0] && dist[v] < bounds[1];")
-STAYS_FAR = Functor("sssp_stays_far", _stays_far, "if (dist[v] >= bounds[1]) return true; far_flag[v] = 0; return false;")
 
 
 # ------------------------------------------------------------------------------------------------------ parameters
@@ -225,22 +208,23 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
         pile = far_list[:count]
         d = dist[pile]
         old_hi = float(bounds[1])
-        live = d[d >= old_hi]
-        if live.size == 0:
-            break  # every far entry was settled in a later bucket: nothing left
-        low = float(live.min())
+        live = d >= old_hi  # the others improved below T_hi after they were piled: settled since, stale
+        if not bool(live.any()):
+            break
+        low = float(d[live].min())
         high = (math.floor(low / width) + 1.0) * width
         bounds[0], bounds[1] = low, high if high > low else low + width
-        far = Frontier.from_vertices(pile, n)
-        near = be.filter(far, IN_BUCKET, state)
-        stay = be.filter(far, STAYS_FAR, state)
-        far_list[: stay.size] = stay.queue
-        far_count[0] = stay.size
+        stays = d >= bounds[1]
+        near = Frontier.from_vertices(pile[live & ~stays], n)
+        far_flag[pile[~stays]] = 0
+        rest = pile[stays]
+        far_list[: rest.size] = rest
+        far_count[0] = rest.size
         seconds = time.perf_counter() - t0
         trace.add(strategy=str(last), path=last.path, frontier_vertices=count, frontier_edges=0, edges_processed=0,
                   seconds=seconds, decision="split",
                   reason=f"near pile empty: threshold {old_hi:g} -> {float(bounds[1]):g}, {near.size:,} of {count:,} "
-                         f"far entries join the near pile, {stay.size:,} stay far",
+                         f"far entries join the near pile, {rest.size:,} stay far",
                   phase="far")
 
     pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)

@@ -136,7 +136,7 @@ class StaticController(FixedController):
     name = "static"
 
     def __init__(self, graph: Any) -> None:
-        strategy, why = configuration_table(graph.stats(), graph.name)
+        strategy, why = configuration_table(graph.degree_stats(), graph.name)
         super().__init__(strategy, f"configuration table: {why}")
 
 
@@ -259,7 +259,7 @@ def make_controller(strategy: Any, graph: Any, kind: str) -> Controller:
     if strategy == "adaptive":
         base, prefix = Strategy(), ""
     else:
-        base, why = configuration_table(graph.stats(), graph.name)
+        base, _ = configuration_table(graph.degree_stats(), graph.name)
         prefix = ""
     if kind == "traversal":
         controller: Controller = TraversalController(base, graph.num_vertices, graph.num_arcs, prefix=prefix)

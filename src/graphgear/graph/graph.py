@@ -67,6 +67,7 @@ class Graph:
         self.name = name
         self._csc: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
         self._stats: dict[str, Any] | None = None
+        self._degree_stats: dict[str, Any] | None = None
         self._self_loops: int | None = None
         self._label_index: dict[Any, int] | None = None
         self.device_cache: dict[str, Any] = {}  # filled by backends: device copies of the arrays above
@@ -218,6 +219,14 @@ class Graph:
 
             self._csc = transpose_csr(self.offsets, self.indices, self.weights)
         return self._csc
+
+    def degree_stats(self) -> dict[str, Any]:
+        """Cached degree statistics only (min/avg/max degree, std, Gini): cheap, for the configuration table."""
+        if self._degree_stats is None:
+            from .stats import degree_stats
+
+            self._degree_stats = degree_stats(self)
+        return dict(self._degree_stats)
 
     def stats(self) -> dict[str, Any]:
         """Cached statistics: sizes, degree distribution (min/avg/max/std, Gini), isolated vertices, what the build

@@ -17,7 +17,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
-__all__ = ["compute_stats", "gini", "pseudo_diameter", "weak_components"]
+__all__ = ["compute_stats", "degree_stats", "gini", "pseudo_diameter", "weak_components"]
 
 STAT_KEYS = (
     "num_vertices",
@@ -37,6 +37,23 @@ STAT_KEYS = (
 _MAX_SWEEPS = 4
 
 
+DEGREE_KEYS = ("min_degree", "avg_degree", "max_degree", "degree_std", "gini")
+
+
+def degree_stats(g: Graph) -> dict[str, Any]:
+    """The degree statistics alone (one O(V log V) pass): what the configuration table needs, without the
+    component count and BFS sweeps of `compute_stats`."""
+    degree = g.out_degree()
+    n = g.num_vertices
+    return {
+        "min_degree": int(degree.min()) if n else 0,
+        "avg_degree": float(degree.mean()) if n else 0.0,
+        "max_degree": int(degree.max()) if n else 0,
+        "degree_std": float(degree.std()) if n else 0.0,
+        "gini": gini(degree),
+    }
+
+
 def compute_stats(g: Graph) -> dict[str, Any]:
     """All statistics of `Graph.stats` (see STAT_KEYS), computed in a few O(V + E) passes."""
     degree = g.out_degree()
@@ -48,11 +65,7 @@ def compute_stats(g: Graph) -> dict[str, Any]:
         "num_vertices": n,
         "num_edges": g.num_edges,
         "directed": g.directed,
-        "min_degree": int(degree.min()) if n else 0,
-        "avg_degree": float(degree.mean()) if n else 0.0,
-        "max_degree": int(degree.max()) if n else 0,
-        "degree_std": float(degree.std()) if n else 0.0,
-        "gini": gini(degree),
+        **g.degree_stats(),
         "isolated": int(n - np.count_nonzero(touched)),
         "self_loops_dropped": g.counts.self_loops_dropped,
         "duplicates_dropped": g.counts.duplicates_dropped,

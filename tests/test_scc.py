@@ -1,0 +1,160 @@
+"""Strongly connected components (Multistep): the same partition as SciPy's connected_components(connection="strong")
+on random graphs (random arcs, cycles, DAGs, chains of cycles), on every real graph, under every CPU path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import REAL_GRAPHS, real_graph
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import connected_components
+
+import graphgear as gg
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CPU_PATHS = [
+    f"sync={sync},direction={direction},drive={drive},frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
+    for sync in ("sync", "async")
+    for direction in ("push", "pull")
+    for drive in ("data", "topology")
+]
+
+
+def first_seen(labels: np.ndarray) -> np.ndarray:
+    """Relabel a partition 0..C-1 in order of each part's smallest vertex (written independently of graphgear)."""
+    names: dict = {}
+    return np.array([names.setdefault(x, len(names)) for x in np.asarray(labels).tolist()], dtype=np.int64)
+
+
+def reference(g: gg.Graph) -> np.ndarray:
+    if g.num_vertices == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, labels = connected_components(g.to_scipy(), directed=True, connection="strong")
+    return first_seen(labels)
+
+
+def check(g: gg.Graph, result) -> None:
+    np.testing.assert_array_equal(result.labels, reference(g))
+    assert result.labels.dtype == np.int64 and result.graph is g
+    assert {row.phase for row in result.trace} <= {"trim", "fw-bw", "color"}
+
+
+@st.composite
+def graphs(draw, max_vertices: int = 40):
+    """Directed graphs mostly (undirected too): random arcs, unions of cycles, DAGs, chains of small cycles (many
+    coloring rounds), with random ids, isolated vertices, and self-loops / parallel arcs kept or dropped."""
+    kind = draw(st.sampled_from(["random", "cycles", "dag", "chain"]))
+    n = draw(st.integers(0, max_vertices))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    src: list[int] = []
+    dst: list[int] = []
+    if n and kind == "random":
+        m = draw(st.integers(0, 3 * n))
+        src, dst = rng.integers(0, n, m).tolist(), rng.integers(0, n, m).tolist()
+    elif n and kind == "cycles":
+        for _ in range(draw(st.integers(1, 4))):
+            cycle = rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False).tolist()
+            src += cycle
+            dst += cycle[1:] + cycle[:1]
+        extra = int(rng.integers(0, n + 1))
+        src += rng.integers(0, n, extra).tolist()
+        dst += rng.integers(0, n, extra).tolist()
+    elif n and kind == "dag":
+        order = rng.permutation(n)
+        m = int(rng.integers(0, 3 * n + 1))
+        a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+        keep = a < b
+        src, dst = order[a[keep]].tolist(), order[b[keep]].tolist()
+    elif n:  # chain of blocks; each block a cycle; block i -> block i + 1 (and back edges never)
+        ids = rng.permutation(n)
+        blocks = np.array_split(ids, int(rng.integers(1, n + 1)))
+        for i, block in enumerate(blocks):
+            cycle = block.tolist()
+            if len(cycle) > 1:
+                src += cycle
+                dst += cycle[1:] + cycle[:1]
+            if i + 1 < len(blocks):
+                src.append(int(block[0]))
+                dst.append(int(blocks[i + 1][-1]))
+    if n and draw(st.booleans()):  # self-loops and repeated records
+        loops = rng.integers(0, n, 3).tolist()
+        src += loops + src[:3]
+        dst += loops + dst[:3]
+    return gg.Graph.from_edges(
+        np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), num_vertices=n,
+        directed=draw(st.sampled_from([True, True, True, False])),
+        self_loops=draw(st.sampled_from(["drop", "keep"])), duplicates=draw(st.sampled_from(["drop", "keep"])),
+    )
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(g=graphs())
+def test_random_graphs_match_scipy(g):
+    check(g, gg.strongly_connected_components(g, backend="cpu"))
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(g=graphs(), path=st.sampled_from(CPU_PATHS + ["static", "adaptive"]))
+def test_random_graphs_every_path(g, path):
+    check(g, gg.strongly_connected_components(g, backend="cpu", strategy=path))
+
+
+def reversed_chain_of_cycles(blocks: int) -> gg.Graph:
+    """Two-vertex cycles (2i, 2i+1), block i + 1 -> block i: the largest id reaches everything, so coloring peels one
+    block per round; trimming removes nothing."""
+    src, dst = [], []
+    for i in range(blocks):
+        src += [2 * i, 2 * i + 1]
+        dst += [2 * i + 1, 2 * i]
+        if i:
+            src.append(2 * i)
+            dst.append(2 * i - 2)
+    return gg.Graph.from_edges(src, dst, num_vertices=2 * blocks)
+
+
+@pytest.mark.parametrize("path", CPU_PATHS + ["static", "adaptive"])
+def test_every_path_on_generated_graphs(path):
+    for g in (gg.load("rmat:9:8"), gg.load("kron:8"), gg.load("grid:12:12:0.7"), reversed_chain_of_cycles(12)):
+        check(g, gg.strongly_connected_components(g, backend="cpu", strategy=path))
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_real_graphs(name):
+    g = gg.load(real_graph(name))
+    r = gg.strongly_connected_components(g, backend="cpu")
+    check(g, r)
+    if not g.directed:  # an undirected graph's SCCs are its connected components
+        assert r.num_components == REAL_GRAPHS[name][5]
+
+
+def test_phases_in_the_trace():
+    g = gg.load("rmat:10:8")
+    r = gg.strongly_connected_components(g, backend="cpu")
+    check(g, r)
+    phases = [row.phase for row in r.trace]
+    assert phases[0] == "trim" and "fw-bw" in phases
+    assert phases == sorted(phases, key=["trim", "fw-bw", "color"].index)  # the three steps in order
+    chain = reversed_chain_of_cycles(6)
+    r = gg.strongly_connected_components(chain, backend="cpu")
+    check(chain, r)
+    assert r.num_components == 6 and "color" in [row.phase for row in r.trace]
+
+
+def test_small_cases_by_hand():
+    dag = gg.Graph.from_edges([0, 1, 0], [1, 2, 2])
+    assert gg.strongly_connected_components(dag, backend="cpu").labels.tolist() == [0, 1, 2]
+    cycle = gg.Graph.from_edges([0, 1, 2, 3], [1, 2, 0, 3], self_loops="keep")  # 0->1->2->0, a self-loop at 3
+    assert gg.strongly_connected_components(cycle, backend="cpu").labels.tolist() == [0, 0, 0, 1]
+    empty = gg.Graph.from_edges([], [], num_vertices=0)
+    assert gg.strongly_connected_components(empty, backend="cpu").labels.size == 0
+    lone = gg.Graph.from_edges([], [], num_vertices=3)
+    assert gg.strongly_connected_components(lone, backend="cpu").labels.tolist() == [0, 1, 2]
+    undirected = gg.Graph.from_edges([0, 2], [1, 3], num_vertices=5, directed=False)
+    assert gg.strongly_connected_components(undirected, backend="cpu").labels.tolist() == [0, 0, 1, 1, 2]
+
+
+def test_labels_to_pandas():
+    g = gg.Graph.from_edges(["x", "y", "z"], ["y", "x", "x"])
+    df = gg.strongly_connected_components(g, backend="cpu").to_pandas()
+    assert df.set_index("vertex")["labels"].to_dict() == {"x": 0, "y": 0, "z": 1}

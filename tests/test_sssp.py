@@ -1,0 +1,298 @@
+"""SSSP: distances against SciPy's Dijkstra (and NetworkX where zero weights matter), valid predecessors, both
+methods on every CPU path, real graphs, bad inputs.
+
+The SciPy reference is built from the graph's own arcs: parallel arcs (``duplicates="keep"``) are reduced to their
+minimum weight first, because a SciPy CSR sums duplicate entries; explicit zeros stay in the matrix (SciPy >= 1.x
+treats a stored zero as an edge of weight 0, which `test_reference_keeps_zero_weight_edges` pins down).
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse
+from conftest import REAL_GRAPHS, real_graph
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import dijkstra
+
+import graphgear as gg
+from graphgear.algorithms.sssp import default_delta, sssp
+from graphgear.errors import GraphError
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+CPU_PATHS = [
+    f"sync={sync},direction={direction},drive={drive},frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
+    for sync in ("sync", "async")
+    for direction in ("push", "pull")
+    for drive in ("data", "topology")
+]
+METHODS = ("delta_stepping", "bellman_ford")
+
+
+# ------------------------------------------------------------------------------------------------------ references
+def arcs(g: gg.Graph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(src, dst, weight float64) of the stored arcs, parallel arcs reduced to their minimum weight."""
+    src = np.repeat(np.arange(g.num_vertices, dtype=np.int64), g.out_degree())
+    dst = g.indices.astype(np.int64)
+    w = np.ones(g.num_arcs) if g.weights is None else g.weights.astype(np.float64)
+    if src.size == 0:
+        return src, dst, w
+    order = np.lexsort((w, dst, src))
+    src, dst, w = src[order], dst[order], w[order]
+    first = np.ones(src.size, dtype=bool)
+    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+    return src[first], dst[first], w[first]
+
+
+def reference(g: gg.Graph, source: int) -> np.ndarray:
+    """SciPy Dijkstra over the de-duplicated arcs (float64 copies of the float32 weights, zeros kept)."""
+    n = g.num_vertices
+    src, dst, w = arcs(g)
+    matrix = scipy.sparse.csr_array((w, (src, dst)), shape=(n, n))
+    matrix.sum_duplicates()  # no duplicates left: only sorts
+    return dijkstra(matrix, directed=True, indices=source)
+
+
+def nx_reference(g: gg.Graph, source: int) -> np.ndarray:
+    """NetworkX Dijkstra (a second, independent reference; zero weights are ordinary edges there)."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(g.num_vertices))
+    src, dst, w = arcs(g)
+    graph.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()))
+    lengths = nx.single_source_dijkstra_path_length(graph, source)
+    d = np.full(g.num_vertices, np.inf)
+    for v, length in lengths.items():
+        d[v] = length
+    return d
+
+
+def check(g: gg.Graph, source: int, result, expected: np.ndarray | None = None) -> None:
+    """Distances equal the reference; every reached v != source has a parent u with dist[u] + w(u, v) == dist[v]."""
+    dist, pred = result.distances, result.predecessors
+    expected = reference(g, source) if expected is None else expected
+    assert dist.dtype == np.float64 and pred.dtype == np.int64
+    assert dist.shape == pred.shape == (g.num_vertices,)
+    np.testing.assert_array_equal(np.isinf(dist), np.isinf(expected))
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(dist[finite], expected[finite], rtol=1e-9, atol=0)
+    assert dist[source] == 0 and pred[source] == -1
+    assert np.all(pred[~finite] == -1)
+    v = np.flatnonzero(finite)
+    v = v[v != source]
+    u = pred[v]
+    assert np.all((u >= 0) & (u < g.num_vertices))
+    src, dst, w = arcs(g)
+    weight = dict(zip(zip(src.tolist(), dst.tolist()), w.tolist()))
+    for a, b in zip(u.tolist(), v.tolist()):
+        assert (a, b) in weight, f"parent {a} of {b} is not an in-neighbour"
+        assert dist[a] + weight[(a, b)] == dist[b], f"arc {a} -> {b} is not tight"
+    assert result.graph is g
+
+
+# ------------------------------------------------------------------------------------------------------ random graphs
+@st.composite
+def weighted_graphs(draw, max_n: int = 40):
+    """Small graphs with integer (many zeros, many ties) or real weights, self-loops and multi-edges in the records,
+    isolated vertices; directed or not; kept or dropped duplicates and self-loops."""
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 4 * n))
+    ids = st.integers(0, n - 1)
+    src = draw(st.lists(ids, min_size=m, max_size=m))
+    dst = draw(st.lists(ids, min_size=m, max_size=m))
+    if draw(st.booleans()):
+        weights = draw(st.lists(st.integers(0, 6), min_size=m, max_size=m))
+    else:
+        weights = draw(st.lists(st.floats(0, 100, allow_nan=False, width=32), min_size=m, max_size=m))
+    g = gg.Graph.from_edges(
+        np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(weights, dtype=np.float64),
+        num_vertices=n, directed=draw(st.booleans()),
+        self_loops=draw(st.sampled_from(["drop", "keep"])), duplicates=draw(st.sampled_from(["drop", "keep"])),
+    )
+    return g, draw(st.integers(0, n - 1))
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(case=weighted_graphs(), method=st.sampled_from(("auto",) + METHODS),
+       delta=st.sampled_from([None, None, 0.5, 3.0, np.inf]))
+def test_random_weighted_graphs(case, method, delta):
+    g, source = case
+    check(g, source, sssp(g, source, method=method, delta=delta, backend="cpu"))
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(case=weighted_graphs(max_n=25), method=st.sampled_from(METHODS), path=st.sampled_from(CPU_PATHS),
+       delta=st.sampled_from([None, 1.0]))
+def test_random_weighted_graphs_every_path(case, method, path, delta):
+    g, source = case
+    result = sssp(g, source, method=method, delta=delta, backend="cpu", strategy=path)
+    check(g, source, result, nx_reference(g, source))
+
+
+@st.composite
+def unweighted_graphs(draw):
+    n = draw(st.integers(1, 40))
+    m = draw(st.integers(0, 3 * n))
+    ids = st.integers(0, n - 1)
+    src = draw(st.lists(ids, min_size=m, max_size=m))
+    dst = draw(st.lists(ids, min_size=m, max_size=m))
+    g = gg.Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), num_vertices=n,
+                            directed=draw(st.booleans()), self_loops=draw(st.sampled_from(["drop", "keep"])))
+    return g, draw(st.integers(0, n - 1))
+
+
+@settings(max_examples=50, **SETTINGS)
+@given(case=unweighted_graphs(), method=st.sampled_from(("auto",) + METHODS))
+def test_random_unweighted_graphs_run_bfs(case, method):
+    g, source = case
+    result = gg.sssp(g, source, method=method, backend="cpu")
+    check(g, source, result)
+    hops = gg.bfs(g, source, backend="cpu")
+    np.testing.assert_array_equal(result.predecessors, hops.predecessors)
+
+
+# ------------------------------------------------------------------------------------------------------ every path
+PATH_GRAPHS = ("er:300:5:w", "grid:12:15:0.8:w", "rmat:8:6:w", "kron:8:w")
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("path", CPU_PATHS + ["auto", "static", "adaptive"])
+def test_every_path_and_method(path, method):
+    for spec in PATH_GRAPHS:
+        g = gg.load(spec)
+        source = int(np.argmax(g.out_degree()))
+        result = sssp(g, source, method=method, backend="cpu", strategy=path)
+        check(g, source, result)
+        auto = sssp(g, source, backend="cpu")
+        np.testing.assert_array_equal(result.distances, auto.distances)
+        np.testing.assert_array_equal(result.predecessors, auto.predecessors)  # smallest-id parent: deterministic
+
+
+def test_zero_weights_and_ties_on_every_path():
+    """Zero-weight arcs (also a zero-weight cycle) and equal-length paths give the same answer everywhere."""
+    src = np.array([0, 0, 1, 2, 3, 3, 4, 5, 5, 6, 7, 7])
+    dst = np.array([1, 2, 3, 3, 4, 5, 5, 4, 6, 7, 6, 0])
+    w = np.array([0, 2, 2, 0, 0, 1, 1, 0, 3, 0, 0, 5], dtype=np.float32)
+    for directed in (True, False):
+        g = gg.Graph.from_edges(src, dst, w, num_vertices=9, directed=directed)
+        expected = nx_reference(g, 0)
+        np.testing.assert_array_equal(expected, reference(g, 0))
+        for path in CPU_PATHS:
+            for method in METHODS:
+                for delta in (None, 0.25, 1.0, np.inf):
+                    check(g, 0, sssp(g, 0, method=method, delta=delta, backend="cpu", strategy=path), expected)
+
+
+def test_reference_keeps_zero_weight_edges():
+    """The SciPy reference must see a stored 0 as an edge (else zero-weight tests would compare against inf)."""
+    g = gg.Graph.from_edges([0, 1], [1, 2], [0.0, 0.0], num_vertices=3)
+    np.testing.assert_array_equal(reference(g, 0), [0.0, 0.0, 0.0])
+
+
+# ------------------------------------------------------------------------------------------------------ real graphs
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_real_graphs(name):
+    g = gg.load(real_graph(name))
+    source = int(np.argmax(g.out_degree()))
+    result = gg.sssp(g, source, backend="cpu")
+    check(g, source, result)
+    if g.weights is None:
+        # the same edges with random weights (zeros included) exercise delta-stepping on the real structure
+        rng = np.random.default_rng(len(name))
+        src = np.repeat(np.arange(g.num_vertices), g.out_degree())
+        keep = src <= g.indices if not g.directed else np.ones(src.size, dtype=bool)
+        weights = rng.integers(0, 100, int(keep.sum())).astype(np.float32)
+        g = gg.Graph.from_edges(src[keep], g.indices[keep], weights, num_vertices=g.num_vertices, directed=g.directed,
+                                self_loops="keep")
+        expected = reference(g, source)
+        check(g, source, gg.sssp(g, source, backend="cpu"), expected)
+        check(g, source, gg.sssp(g, source, method="bellman_ford", backend="cpu"), expected)
+    else:
+        check(g, source, gg.sssp(g, source, method="bellman_ford", backend="cpu"))
+
+
+def test_malta_zero_length_arcs_and_isolated_vertices():
+    g = gg.load(real_graph("road/malta_osm.gr.gz"))
+    assert g.weights is not None and int((g.weights == 0).sum()) > 0
+    for source in (0, int(np.flatnonzero(g.out_degree() == 0)[0])):
+        expected = nx_reference(g, source)
+        for path in ("auto", "sync=async", "direction=pull,frontier=bitmap"):
+            check(g, source, gg.sssp(g, source, backend="cpu", strategy=path), expected)
+
+
+# ------------------------------------------------------------------------------------------------------ trace etc.
+def test_trace_rows_and_phases():
+    g = gg.load("kron:9:w")
+    source = int(np.argmax(g.out_degree()))
+    r = gg.sssp(g, source, delta=8.0, backend="cpu")
+    phases = {row.phase for row in r.trace}
+    assert phases == {"near", "far"}
+    assert r.trace.algorithm == "sssp" and r.seconds > 0
+    assert all(row.frontier_vertices > 0 for row in r.trace)
+    bf = gg.sssp(g, source, method="bellman_ford", backend="cpu")
+    assert {row.phase for row in bf.trace} == {"bellman-ford"}
+    np.testing.assert_array_equal(bf.distances, r.distances)
+    grid = gg.load("grid:20:20:w")  # |E|/|V| < 5: Algorithm 2 keeps one async push path
+    r = gg.sssp(grid, 0, backend="cpu")
+    assert {row.path for row in r.trace if row.phase == "near"} == {"async-push-dd"}
+    check(grid, 0, r)
+    frame = r.to_pandas()
+    assert list(frame.columns) == ["vertex", "distances", "predecessors"]
+
+
+def test_labels_and_api():
+    g = gg.Graph.from_edges(["a", "b", "a", "c"], ["b", "c", "c", "d"], [1.0, 1.0, 5.0, 0.0])
+    r = gg.sssp(g, "a", backend="cpu")
+    np.testing.assert_array_equal(r.distances, [0.0, 1.0, 2.0, 2.0])
+    assert r.to_pandas()["predecessors"].tolist() == [None, "a", "b", "c"]
+
+
+def test_default_delta():
+    g = gg.load("er:200:4:w")
+    d = default_delta(g, float(g.weights.mean()), float(g.weights.max()), float(g.weights[g.weights > 0].min()))
+    assert 0 < d < float(g.weights.max())
+    zero = gg.Graph.from_edges([0, 1], [1, 2], [0.0, 0.0])
+    assert default_delta(zero, 0.0, 0.0, 0.0) == np.inf
+    np.testing.assert_array_equal(gg.sssp(zero, 0, backend="cpu").distances, [0.0, 0.0, 0.0])
+
+
+# ------------------------------------------------------------------------------------------------------ bad inputs
+def test_negative_weight_names_the_arc():
+    g = gg.Graph.from_edges([0, 1, 2, 2], [1, 2, 3, 0], [1.0, 2.0, -0.5, -3.0])
+    with pytest.raises(GraphError, match=r"2 -> 0 has weight -3\.0"):  # first in CSR order: row 2 sorted by target
+        gg.sssp(g, 0, backend="cpu")
+    labelled = gg.Graph.from_edges(["x", "y"], ["y", "z"], [1.0, -1.0])
+    with pytest.raises(GraphError, match=r"y -> z has weight -1\.0"):
+        gg.sssp(labelled, "x", backend="cpu")
+
+
+@pytest.mark.parametrize("source", [-1, 5, 100, None])
+def test_bad_source(source):
+    g = gg.Graph.from_edges([0, 1], [1, 2], [1.0, 1.0], num_vertices=5)
+    with pytest.raises(GraphError):
+        gg.sssp(g, source, backend="cpu")
+
+
+def test_empty_graph_has_no_source():
+    g = gg.Graph.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64), np.array([], dtype=np.float32))
+    assert g.num_vertices == 0
+    with pytest.raises(GraphError, match="no vertices"):
+        gg.sssp(g, 0, backend="cpu")
+
+
+def test_single_vertex_and_no_edges():
+    g = gg.Graph.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64), np.array([], dtype=np.float32),
+                            num_vertices=3)
+    r = gg.sssp(g, 1, backend="cpu")
+    np.testing.assert_array_equal(r.distances, [np.inf, 0.0, np.inf])
+    np.testing.assert_array_equal(r.predecessors, [-1, -1, -1])
+
+
+@pytest.mark.parametrize("kwargs", [dict(method="dijkstra"), dict(delta=0), dict(delta=-1.0), dict(delta=float("nan")),
+                                    dict(delta="big")])
+def test_bad_arguments(kwargs):
+    g = gg.Graph.from_edges([0, 1], [1, 2], [1.0, 1.0])
+    with pytest.raises(GraphError):
+        gg.sssp(g, 0, backend="cpu", **kwargs)
