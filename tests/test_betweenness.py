@@ -22,8 +22,9 @@ import graphgear as gg
 from graphgear.errors import GraphError
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-CPU_PATHS = [
-    f"sync={sync},direction={direction},drive={drive},frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
+CPU_PATHS = [  # sync|async x push|pull x data|topology; pull and topology paths keep a dense frontier
+    f"sync={sync},direction={direction},drive={drive},"
+    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
     for sync in ("sync", "async")
     for direction in ("push", "pull")
     for drive in ("data", "topology")
@@ -164,6 +165,14 @@ def test_every_path_on_generated_graphs(path):
         g = gg.load(spec)
         r = gg.betweenness_centrality(g, k=12, seed=3, backend="cpu", strategy=path)
         close(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=12, seed=3)))
+
+
+def test_seed_kinds_sample_as_networkx_does():
+    g = gg.load("er:60:3")
+    G = g.to_networkx()
+    for make in (lambda: 17, lambda: random.Random(17), lambda: np.random.default_rng(17)):
+        r = gg.betweenness_centrality(g, k=9, seed=make(), backend="cpu")
+        close(r.centrality, as_array(g, nx.betweenness_centrality(G, k=9, seed=make())))
 
 
 def test_all_sources_equal_exact_and_single_source_is_raw_dependency():

@@ -3,6 +3,8 @@ on random graphs (random arcs, cycles, DAGs, chains of cycles), on every real gr
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from conftest import REAL_GRAPHS, real_graph
@@ -11,14 +13,21 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import connected_components
 
 import graphgear as gg
+from graphgear.algorithms import scc as scc_module
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-CPU_PATHS = [
-    f"sync={sync},direction={direction},drive={drive},frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
+CPU_PATHS = [  # sync|async x push|pull x data|topology; pull and topology paths keep a dense frontier
+    f"sync={sync},direction={direction},drive={drive},"
+    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
     for sync in ("sync", "async")
     for direction in ("push", "pull")
     for drive in ("data", "topology")
 ]
+
+
+def coloring_to_the_end():
+    """No serial Tarjan for the remainder: coloring rounds until every vertex has its SCC."""
+    return mock.patch.object(scc_module, "TARJAN_CUTOFF", 0)
 
 
 def first_seen(labels: np.ndarray) -> np.ndarray:
@@ -37,7 +46,7 @@ def reference(g: gg.Graph) -> np.ndarray:
 def check(g: gg.Graph, result) -> None:
     np.testing.assert_array_equal(result.labels, reference(g))
     assert result.labels.dtype == np.int64 and result.graph is g
-    assert {row.phase for row in result.trace} <= {"trim", "fw-bw", "color"}
+    assert {row.phase for row in result.trace} <= {"trim", "fw-bw", "color", "tarjan"}
 
 
 @st.composite
@@ -88,16 +97,24 @@ def graphs(draw, max_vertices: int = 40):
     )
 
 
-@settings(max_examples=200, **SETTINGS)
+@settings(max_examples=120, **SETTINGS)
 @given(g=graphs())
 def test_random_graphs_match_scipy(g):
-    check(g, gg.strongly_connected_components(g, backend="cpu"))
+    check(g, gg.strongly_connected_components(g, backend="cpu"))  # trim, FW-BW, then Tarjan for the small rest
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(g=graphs())
+def test_random_graphs_coloring_to_the_end_match_scipy(g):
+    with coloring_to_the_end():
+        check(g, gg.strongly_connected_components(g, backend="cpu"))
 
 
 @settings(max_examples=40, **SETTINGS)
 @given(g=graphs(), path=st.sampled_from(CPU_PATHS + ["static", "adaptive"]))
 def test_random_graphs_every_path(g, path):
-    check(g, gg.strongly_connected_components(g, backend="cpu", strategy=path))
+    with coloring_to_the_end():
+        check(g, gg.strongly_connected_components(g, backend="cpu", strategy=path))
 
 
 def reversed_chain_of_cycles(blocks: int) -> gg.Graph:
@@ -117,6 +134,8 @@ def reversed_chain_of_cycles(blocks: int) -> gg.Graph:
 def test_every_path_on_generated_graphs(path):
     for g in (gg.load("rmat:9:8"), gg.load("kron:8"), gg.load("grid:12:12:0.7"), reversed_chain_of_cycles(12)):
         check(g, gg.strongly_connected_components(g, backend="cpu", strategy=path))
+        with coloring_to_the_end():
+            check(g, gg.strongly_connected_components(g, backend="cpu", strategy=path))
 
 
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
@@ -134,11 +153,16 @@ def test_phases_in_the_trace():
     check(g, r)
     phases = [row.phase for row in r.trace]
     assert phases[0] == "trim" and "fw-bw" in phases
-    assert phases == sorted(phases, key=["trim", "fw-bw", "color"].index)  # the three steps in order
+    assert phases == sorted(phases, key=["trim", "fw-bw", "color", "tarjan"].index)  # the steps in order
     chain = reversed_chain_of_cycles(6)
     r = gg.strongly_connected_components(chain, backend="cpu")
     check(chain, r)
-    assert r.num_components == 6 and "color" in [row.phase for row in r.trace]
+    assert r.num_components == 6 and [row.phase for row in r.trace][-1] == "tarjan"
+    with coloring_to_the_end():
+        r = gg.strongly_connected_components(chain, backend="cpu")
+    check(chain, r)
+    phases = [row.phase for row in r.trace]
+    assert "tarjan" not in phases and phases.count("color") >= 8  # one block per coloring round
 
 
 def test_small_cases_by_hand():

@@ -60,11 +60,16 @@ class VertexProgram:
 
 @dataclass
 class ProgramRun:
-    """What `run_program` returns: final values (host array), the trace and the backend's state."""
+    """What `run_program` returns: the trace and the backend's state; `values` copies the final values to the host."""
 
-    values: np.ndarray
     trace: Trace
     state: Any
+    backend: Any
+
+    @property
+    def values(self) -> np.ndarray:
+        """The final values as a host (NumPy) array."""
+        return self.backend.to_host(self.state.value)
 
 
 def run_program(
@@ -113,4 +118,4 @@ def run_program(
                   decision=decision.decision, reason=decision.reason)
         worklist = next_worklist
         rounds += 1
-    return ProgramRun(be.to_host(state.value), trace, state)
+    return ProgramRun(trace, state, be)

@@ -61,13 +61,14 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     """
     s = resolve_source(graph, source)
     be = get_backend(backend)
+    xp = be.xp
     n = graph.num_vertices
-    values = np.full(n, np.inf)
-    buffers = np.full(n, np.inf)
+    values = xp.full(n, np.inf)
+    buffers = xp.full(n, np.inf)
     buffers[s] = 0.0
     run = run_program(BFS_PROGRAM, graph, values, buffers, np.array([s]), backend=be, strategy=strategy)
     G = be.graph(graph)
-    pred = predecessors_from_distances(be, G, PULL_PASS, run.state.value, s, unit_weights=True)
-    dist = run.values
-    distances = np.where(np.isfinite(dist), dist, -1).astype(np.int64)
-    return BFSResult(distances, be.to_host(pred), trace=run.trace, graph=graph, seconds=run.trace.seconds)
+    dist = run.state.value
+    pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True)
+    distances = xp.where(xp.isfinite(dist), dist, -1).astype(np.int64)
+    return BFSResult(be.to_host(distances), be.to_host(pred), trace=run.trace, graph=graph, seconds=run.trace.seconds)

@@ -15,11 +15,13 @@ shortest paths", IPDPS'14), which SEP-Graph (Wang et al., PPoPP'19) uses as its 
 Each near iteration runs the path the controller picks (SEP-Graph Algorithm 2): sync push (`advance`, atomics),
 pull (`pull`: every unsettled vertex gathers min(dist[u] + w) over its active in-neighbours; no write conflicts) or,
 on a high-diameter graph (|E|/|V| < delta), async push: one FIFO worklist drained label-correcting, so a whole bucket
-costs one operator call. Bellman-Ford is the same loop with one bucket of infinite width (rounds until no change; with
-async push it is the FIFO label-correcting algorithm of Bellman-Ford-Moore).
+costs one operator call. SSSP's pull has no early exit (it needs the minimum over all active in-neighbours, unlike
+bottom-up BFS), so it pays only when the frontier's out-edges rival the unexplored edges: alpha = 1 (PULL_ALPHA)
+instead of the paper's 15. Bellman-Ford is the same loop with one bucket of infinite width: rounds until nothing
+improves (async push: the FIFO label-correcting algorithm of Bellman-Ford-Moore).
 
-The default bucket width (`default_delta`) is Meyer & Sanders' Theta(1/d) rule for random weights: the mean weight times
-DELTA_SCALE / average degree, floored at the smallest positive weight; see its docstring for the measurements.
+The default bucket width depends on the first path (`default_delta`): Meyer & Sanders' Theta(1/d) rule for sync paths,
+a few mean weights for async ones; its docstring lists the measurements.
 
 Predecessors come from one pull pass over the final distances (`predecessors_from_distances`: the smallest-id
 in-neighbour u with dist[u] + w(u, v) == dist[v]); an unweighted graph runs BFS.
@@ -36,56 +38,63 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_add, atomic_cas, atomic_min, float_bits
-from ..engine.controller import IterationInfo, make_controller
+from ..engine.controller import IterationInfo, TraversalController, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor
-from ..operators import ACTIVATE
+from ..operators import ACTIVATE, STOP
 from ..results import SSSPResult
 from ._common import predecessors_from_distances, resolve_source
 from .bfs import bfs
 
-__all__ = ["sssp", "default_delta", "METHODS", "DELTA_SCALE"]
+__all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
 
 METHODS = ("auto", "delta_stepping", "bellman_ford")
-DELTA_SCALE = 1.0  # Delta = DELTA_SCALE * mean weight / average degree (see default_delta)
+SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
+ASYNC_SCALE = 8.0  # Delta = ASYNC_SCALE * mean weight for async paths
+PULL_ALPHA = 1.0  # SEP-Graph Algorithm 2's alpha for SSSP (the paper's 15 is BFS's; see the module notes)
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
+FIFO = Strategy(sync="async")
 
 # The state every functor reads: (dist float64[V], bits = dist.view(int64), bounds float64[2] = [T_lo, T_hi],
-# far_flag int8[V], far_list int64[V], far_count int64[1]).
+# far_flag int8[V], far_list int64[V + 1], far_count int64[1]).
 
 
 # ------------------------------------------------------------------------------------------------------ functors
-@numba.njit(inline="always", nogil=True)
-def _split(v, nd, state):  # pragma: no cover - numba
-    """v improved to nd: near (activate) when nd < T_hi, else into the far pile once (test-and-set on its flag).
-    The state's arrays are read where they are used: unpacking the whole tuple costs reference counting per call."""
-    if nd < state[2][1]:
-        return True
-    if state[3][v] == 0 and atomic_cas(state[3], v, 0, 1) == 0:
-        state[4][atomic_add(state[5], 0, 1)] = v
-    return False
-
-
+# The relax functors are written so that numba keeps no reference counting in them: one `if` chain, conditional
+# expressions instead of early returns and calls. With early returns or helper calls numba increfs/decrefs every array
+# of the state tuple on each call (atomic operations on shared counters): 5x slower on one thread and far worse on two
+# (test_relax_functors_have_no_refcounting guards this).
 @numba.njit(nogil=True)
 def _relax(u, v, w, state):  # pragma: no cover - numba
+    """Push over u -> v: atomic min of dist[v]; an improvement below T_hi activates v (near pile), one at or above
+    T_hi puts v into the far pile once (test-and-set on its flag; other writers hit the spare last slot)."""
     nd = state[0][u] + w
     if nd < state[0][v]:
         nb = float_bits(nd)
         if atomic_min(state[1], v, nb) > nb:
-            return _split(v, nd, state)
+            far = nd >= state[2][1]
+            first = state[3][v] == 0 and atomic_cas(state[3], v, 0, 1) == 0 if far else False
+            k = atomic_add(state[5], 0, 1) if first else state[4].shape[0] - 1
+            state[4][k] = v
+            return not far
     return False
 
 
 @numba.njit(nogil=True)
 def _relax_pull(v, u, w, state):  # pragma: no cover - numba
+    """Pull over u -> v: the same update as `_relax`, seen from the destination (ACTIVATE when v is near)."""
     nd = state[0][u] + w
     if nd < state[0][v]:
         nb = float_bits(nd)
-        if atomic_min(state[1], v, nb) > nb and _split(v, nd, state):
-            return ACTIVATE
+        if atomic_min(state[1], v, nb) > nb:
+            far = nd >= state[2][1]
+            first = state[3][v] == 0 and atomic_cas(state[3], v, 0, 1) == 0 if far else False
+            k = atomic_add(state[5], 0, 1) if first else state[4].shape[0] - 1
+            state[4][k] = v
+            return 0 if far else ACTIVATE
     return 0
 
 
@@ -93,6 +102,26 @@ def _relax_pull(v, u, w, state):  # pragma: no cover - numba
 def _unsettled(v, state):  # pragma: no cover - numba
     """Pull candidates: a vertex at or below T_lo cannot improve (every new distance is >= T_lo)."""
     return state[0][v] > state[2][0]
+
+
+@numba.njit(nogil=True)
+def _tight_claim(u, v, w, state):  # pragma: no cover - numba
+    """BFS over tight arcs (dist[u] + w == dist[v]): the first visit of v sets its hop level."""
+    return state[0][u] + w == state[0][v] and state[1][v] < 0 and atomic_cas(state[1], v, -1, state[1][u] + 1) == -1
+
+
+@numba.njit(nogil=True)
+def _tight_candidate(v, state):  # pragma: no cover - numba
+    return state[1][v] > 0
+
+
+@numba.njit(nogil=True)
+def _tight_parent(v, u, w, state):  # pragma: no cover - numba
+    """The first (smallest-id) in-neighbour over a tight arc one hop level closer to the source."""
+    if state[0][u] + w == state[0][v] and state[1][u] == state[1][v] - 1:
+        state[2][v] = u
+        return ACTIVATE | STOP
+    return 0
 
 
 _RELAX_CUDA = """double nd = dist[u] + w;
@@ -108,12 +137,18 @@ return false;"""
 RELAX = Functor("sssp_relax", _relax, _RELAX_CUDA)
 RELAX_PULL = Functor("sssp_relax_pull", _relax_pull, _RELAX_CUDA.replace("return true", "return ACTIVATE")
                      .replace("return false", "return 0"))
+TIGHT_CLAIM = Functor("sssp_tight_claim", _tight_claim,
+                      "return dist[u] + w == dist[v] && level[v] < 0 && atomicCAS(&level[v], -1, level[u] + 1) == -1;")
+TIGHT_CANDIDATE = Functor("sssp_tight_candidate", _tight_candidate, "return level[v] > 0;")
+TIGHT_PARENT = Functor("sssp_tight_parent", _tight_parent,
+                       "if (dist[u] + w == dist[v] && level[u] == level[v] - 1) { pred[v] = u; return ACTIVATE | STOP; }"
+                       " return 0;")
 UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];")
 
 
 # ------------------------------------------------------------------------------------------------------ parameters
 def check_weights(graph: Any) -> tuple[float, float, float]:
-    """(mean, max, smallest positive) weight; GraphError naming the first negative arc."""
+    """(mean, smallest, smallest positive weight (0 when there is none)); GraphError naming the first negative arc."""
     w = graph.weights
     if w.size == 0:
         return 0.0, 0.0, 0.0
@@ -123,19 +158,31 @@ def check_weights(graph: Any) -> tuple[float, float, float]:
         u = int(np.searchsorted(graph.offsets, k, side="right")) - 1
         src, dst = graph.vertex_labels(np.array([u, int(graph.indices[k])])).tolist()
         raise GraphError(f"SSSP needs non-negative weights: arc {src} -> {dst} has weight {float(w[k])!r}")
-    high = float(w.max())
-    positive = low if low > 0 else float(w[w > 0].min()) if high > 0 else 0.0
-    return float(w.mean(dtype=np.float64)), high, positive
+    mean = float(w.mean(dtype=np.float64))
+    positive = low if low > 0 else float(w[w > 0].min()) if mean > 0 else 0.0
+    return mean, low, positive
 
 
-def default_delta(graph: Any, mean: float, high: float, positive: float) -> float:
-    """Bucket width: DELTA_SCALE * mean weight / average out-degree (Meyer & Sanders' Theta(1/d) for random weights:
-    about one heavy relaxation per vertex per bucket), at least the smallest positive weight; inf when every weight
-    is 0 (one bucket). Measured on kron:20:w (avg degree 30) and grid:1024:1024:w (avg degree 4), weights 1..255."""
-    if high <= 0:
+def default_delta(graph: Any, mean: float, positive: float, sync: str = "sync") -> float:
+    """The bucket width for the path the controller starts with, at least the smallest positive weight (inf when
+    every weight is 0: one bucket).
+
+    sync   SYNC_SCALE * mean weight / average degree: Meyer & Sanders' Theta(1/d) rule for random weights (about one
+           heavy relaxation per vertex per bucket). kron:20:w (weights 1..255, degree 30) needs 1.07|E| relaxations at
+           Delta = 4, 1.28|E| at 8, 1.46|E| at 16, 1.8|E| at 32, but each bucket costs parallel iterations and a pass
+           over the far pile: 16 (SYNC_SCALE 4) was the fastest.
+    async  ASYNC_SCALE * mean weight: one serial FIFO drain per bucket, so wide buckets amortise the per-bucket cost
+           until re-relaxation takes over. grid:1024:1024:w: 1.08|V| expansions at Delta = 256 (0.22 s), 1.18 at 512
+           (0.17 s), 1.41 at 1024 (0.15 s), 2.98 at 4096 (0.21 s), 5.4 at 8192 (0.39 s); the malta road graph (mean 87)
+           is fastest at 512-2048. ASYNC_SCALE 8.
+    """
+    if mean <= 0:
         return math.inf
-    avg_degree = max(graph.num_arcs / max(graph.num_vertices, 1), 1.0)
-    return max(DELTA_SCALE * mean / avg_degree, positive)
+    if sync == "async":
+        width = ASYNC_SCALE * mean
+    else:
+        width = SYNC_SCALE * mean / max(graph.num_arcs / max(graph.num_vertices, 1), 1.0)
+    return max(width, positive)
 
 
 # ------------------------------------------------------------------------------------------------------ algorithm
@@ -156,76 +203,105 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)
         hops.trace.algorithm = "sssp"
         return SSSPResult(dist, hops.predecessors, trace=hops.trace, graph=graph, seconds=time.perf_counter() - start)
-    mean, high, positive = check_weights(graph)
-    if method == "bellman_ford":
-        width, phase = math.inf, "bellman-ford"
-    else:
-        width, phase = (float(delta) if delta is not None else default_delta(graph, mean, high, positive)), "near"
+    mean, low, positive = check_weights(graph)
 
     be = get_backend(backend)
     G = be.graph(graph)
-    xp = be.xp
     n = graph.num_vertices
     controller = make_controller(strategy, graph, "traversal")
+    if isinstance(controller, TraversalController):
+        controller.alpha = PULL_ALPHA
     trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name)
+    near = Frontier.from_vertices(be.xp.asarray([s], dtype=np.int64), n)
+    first = controller.choose(IterationInfo(0, 1, near.out_edges(G.out_degree), n, graph.num_arcs))
+    if method == "bellman_ford":
+        width, phase = math.inf, "bellman-ford"
+    elif delta is None:
+        width, phase = default_delta(graph, mean, positive, first.strategy.sync), "near"
+    else:
+        width, phase = float(delta), "near"
+    dist = near_far(be, G, graph, near, width, controller, first, trace, phase)
+    if low > 0:
+        pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
+    else:
+        pred = tight_tree(be, G, dist, s)
+    return SSSPResult(be.to_host(dist), be.to_host(pred), trace=trace, graph=graph, seconds=time.perf_counter() - start)
 
+
+def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controller: Any, first: Any, trace: Trace,
+             phase: str) -> Any:
+    """Delta-stepping with the near-far pile from the vertices of `near` (the source) at distance 0; returns dist.
+    `first` is the controller's decision for iteration 0 (already taken, to size the buckets)."""
+    xp = be.xp
+    n = graph.num_vertices
     dist = xp.full(n, xp.inf, dtype=np.float64)
-    dist[s] = 0.0
+    dist[near.vertices()] = 0.0
     bounds = xp.asarray([0.0, width], dtype=np.float64)
     far_flag = xp.zeros(n, dtype=np.int8)
-    far_list = xp.empty(n, dtype=np.int64)
+    far_list = xp.empty(n + 1, dtype=np.int64)  # the last slot takes the writes that append nothing
     far_count = xp.zeros(1, dtype=np.int64)
     state = (dist, dist.view(np.int64), bounds, far_flag, far_list, far_count)
-
-    near = Frontier.from_vertices(xp.asarray([s], dtype=np.int64), n)
     iteration = 0
-    last = None
+    strategy = first.strategy
     while True:
-        # ------------------------------------------------------------ near: relax the bucket until it is empty
+        # NearFar: relax the bucket [T_lo, T_hi) until no vertex in it improves
         while near.size:
             info = IterationInfo(iteration, near.size, near.out_edges(G.out_degree), n, graph.num_arcs)
-            decision = controller.choose(info)
-            st = decision.strategy
+            decision = first if iteration == 0 else controller.choose(info)
+            strategy = decision.strategy
             t0 = time.perf_counter()
-            if st.direction == "pull":
-                near = be.pull(G, near, RELAX_PULL, st, state, UNSETTLED)
-                edges = graph.num_arcs
+            if strategy.direction == "pull":
+                near = be.pull(G, near, RELAX_PULL, strategy, state, UNSETTLED)
+                edges = graph.num_arcs  # an upper bound: candidates scan their in-edges from active sources
             else:
-                near = be.advance(G, near, RELAX, st, state)
-                edges = info.frontier_edges
+                near = be.advance(G, near, RELAX, strategy, state)
+                edges = info.frontier_edges  # async: the edges of the first worklist (the drain adds more)
             seconds = time.perf_counter() - t0
             controller.observe(decision, info, seconds)
-            trace.add(strategy=str(st), path=st.path, frontier_vertices=info.frontier_vertices,
+            trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
                       frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
                       decision=decision.decision, reason=decision.reason, phase=phase)
             iteration += 1
-            last = st
-        # ------------------------------------------------------------ far: move the threshold, split the far pile
+        # SplitFar: the next bucket is the one of the smallest live far distance
         count = int(far_count[0])
         if count == 0:
-            break
+            return dist
         t0 = time.perf_counter()
         pile = far_list[:count]
         d = dist[pile]
         old_hi = float(bounds[1])
         live = d >= old_hi  # the others improved below T_hi after they were piled: settled since, stale
         if not bool(live.any()):
-            break
+            return dist
         low = float(d[live].min())
         high = (math.floor(low / width) + 1.0) * width
-        bounds[0], bounds[1] = low, high if high > low else low + width
+        bounds[0], bounds[1] = low, (high if high > low else low + width)
         stays = d >= bounds[1]
         near = Frontier.from_vertices(pile[live & ~stays], n)
         far_flag[pile[~stays]] = 0
         rest = pile[stays]
         far_list[: rest.size] = rest
         far_count[0] = rest.size
-        seconds = time.perf_counter() - t0
-        trace.add(strategy=str(last), path=last.path, frontier_vertices=count, frontier_edges=0, edges_processed=0,
-                  seconds=seconds, decision="split",
+        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=count, frontier_edges=0,
+                  edges_processed=0, seconds=time.perf_counter() - t0, decision="split",
                   reason=f"near pile empty: threshold {old_hi:g} -> {float(bounds[1]):g}, {near.size:,} of {count:,} "
                          f"far entries join the near pile, {rest.size:,} stay far",
                   phase="far")
 
-    pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
-    return SSSPResult(be.to_host(dist), be.to_host(pred), trace=trace, graph=graph, seconds=time.perf_counter() - start)
+
+def tight_tree(be: Any, G: Any, dist: Any, source: int) -> Any:
+    """Predecessors when zero-weight arcs exist. There the smallest-id tight in-neighbour (`predecessors_from_distances`)
+    can close a cycle among vertices at one distance (a -> b and b -> a of weight 0, both reached through a larger id),
+    so a path walked back from b never reaches the source. Instead: hop levels by one BFS over the tight arcs (a FIFO
+    drain visits in level order, so the first visit is the smallest level), then pred[v] = the smallest-id tight
+    in-neighbour one level closer. Every reached vertex has a tight path from the source (the vertex that first got a
+    distance d got it from a smaller distance, or over a zero arc from a vertex that had d earlier), so all get one."""
+    xp = be.xp
+    n = G.num_vertices
+    level = xp.full(n, -1, dtype=np.int64)
+    level[source] = 0
+    pred = xp.full(n, -1, dtype=np.int64)
+    state = (dist, level, pred)
+    be.advance(G, Frontier.from_vertices(xp.asarray([source], dtype=np.int64), n), TIGHT_CLAIM, FIFO, state)
+    be.pull(G, None, TIGHT_PARENT, PULL_PASS, state, TIGHT_CANDIDATE)
+    return pred
