@@ -40,20 +40,28 @@ def canonical_labels(labels: np.ndarray) -> np.ndarray:
 
 @cpu_functor
 def _parent_candidate(v, state):  # pragma: no cover - numba
-    dist, pred, source, unit = state
-    return v != source[0] and dist[v] < np.inf
+    # state: (dist, pred, source[1], unit[1]); indexed in place (unpacking costs reference counting per call)
+    if v == state[2][0] or not state[0][v] < np.inf:
+        return False
+    if state[3][0] and state[0][v] == 1.0:  # one hop: the source is the parent, no scan (hubs' neighbours)
+        state[1][v] = state[2][0]
+        return False
+    return True
 
 
 @cpu_functor
 def _parent(v, u, w, state):  # pragma: no cover - numba
-    dist, pred, source, unit = state
-    if dist[u] + (1.0 if unit[0] else w) == dist[v]:
-        pred[v] = u
+    if state[0][u] + (1.0 if state[3][0] else w) == state[0][v]:
+        state[1][v] = u
         return ACTIVATE | STOP
     return 0
 
 
-PARENT_CANDIDATE = Functor("parent_candidate", _parent_candidate, "return v != s2[0] && s0[v] < GG_INF;")
+PARENT_CANDIDATE = Functor(
+    "parent_candidate", _parent_candidate,
+    "if (v == s2[0] || !(s0[v] < GG_INF)) return false; if (s3[0] && s0[v] == 1.0) { s1[v] = s2[0]; return false; } "
+    "return true;",
+)
 PARENT = Functor(
     "parent", _parent,
     "if (s0[u] + (s3[0] ? 1.0 : (double)w) == s0[v]) { s1[v] = u; return GG_ACTIVATE | GG_STOP; } return 0;",

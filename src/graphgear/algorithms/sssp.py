@@ -7,24 +7,33 @@ shortest paths", IPDPS'14), which SEP-Graph (Wang et al., PPoPP'19) uses as its 
     NearFar     distances below the threshold T_hi form the *near* pile, relaxed until it is empty (label-correcting
                 inside one bucket [T_lo, T_hi)); an improvement to a distance >= T_hi goes to the *far* pile.
     Relax       dist[v] = min(dist[v], dist[u] + w): an atomic min on the int64 view of the float64 distances (the bit
-                patterns of non-negative floats order like the numbers, +inf included).
+                patterns of non-negative floats order like the numbers, +inf included). The relax functor also does
+                Davidson's split of the improved vertices (his filter, fused into the advance): near ones are
+                activated, far ones appended to the far pile once (a per-vertex test-and-set flag, so the pile never
+                holds more than V entries).
     SplitFar    when the near pile is empty the threshold moves to the bucket of the smallest live far distance; the far
-                pile's entries inside the new bucket become the near pile, stale ones (settled meanwhile) are dropped.
-                A per-vertex flag keeps each vertex at most once in the far pile, so it never holds more than V entries.
+                pile's entries inside the new bucket become the near pile, stale ones (improved below T_hi after they
+                were piled, settled since) are dropped. A few array operations over the pile, no kernel launch.
 
 Each near iteration runs the path the controller picks (SEP-Graph Algorithm 2): sync push (`advance`, atomics),
 pull (`pull`: every unsettled vertex gathers min(dist[u] + w) over its active in-neighbours; no write conflicts) or,
 on a high-diameter graph (|E|/|V| < delta), async push: one FIFO worklist drained label-correcting, so a whole bucket
 costs one operator call. SSSP's pull has no early exit (it needs the minimum over all active in-neighbours, unlike
-bottom-up BFS), so it pays only when the frontier's out-edges rival the unexplored edges: alpha = 1 (PULL_ALPHA)
-instead of the paper's 15. Bellman-Ford is the same loop with one bucket of infinite width: rounds until nothing
+bottom-up BFS) and on the CPU a pulled edge costs about what a pushed one does (a random read of a distance; the
+push's atomic runs only on an improvement): on kron:20:w a pull round over a frontier of 21M out-edges took 405 ms
+where push rounds ran 18M edges in 205 ms, and with alpha = 0.5 (one pull, at the peak round) a run took 10-15% more
+CPU time than with 0.1 (push only) at the same wall time. So alpha = 0.1 (PULL_ALPHA) instead of the paper's 15: pull
+only for a frontier with ten times the out-edges still unexplored; and E' counts first expansions only
+(`LabelCorrectingTraversal`). Bellman-Ford is the same loop with one bucket of infinite width: rounds until nothing
 improves (async push: the FIFO label-correcting algorithm of Bellman-Ford-Moore).
 
 The default bucket width depends on the first path (`default_delta`): Meyer & Sanders' Theta(1/d) rule for sync paths,
 a few mean weights for async ones; its docstring lists the measurements.
 
 Predecessors come from one pull pass over the final distances (`predecessors_from_distances`: the smallest-id
-in-neighbour u with dist[u] + w(u, v) == dist[v]); an unweighted graph runs BFS.
+in-neighbour u with dist[u] + w(u, v) == dist[v]); with zero-weight arcs that rule can close cycles among vertices at
+one distance, so there `tight_tree` picks the smallest-id tight in-neighbour one hop level closer to the source. An
+unweighted graph runs BFS.
 """
 
 from __future__ import annotations
@@ -54,7 +63,7 @@ __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
 METHODS = ("auto", "delta_stepping", "bellman_ford")
 SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
 ASYNC_SCALE = 8.0  # Delta = ASYNC_SCALE * mean weight for async paths
-PULL_ALPHA = 1.0  # SEP-Graph Algorithm 2's alpha for SSSP (the paper's 15 is BFS's; see the module notes)
+PULL_ALPHA = 0.1  # SEP-Graph Algorithm 2's alpha for SSSP (the paper's 15 is BFS's; see the module notes)
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
 FIFO = Strategy(sync="async")
 
@@ -146,9 +155,33 @@ TIGHT_PARENT = Functor("sssp_tight_parent", _tight_parent,
 UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];")
 
 
+# ------------------------------------------------------------------------------------------------------ controller
+class LabelCorrectingTraversal(TraversalController):
+    """SEP-Graph Algorithm 2 for a label-correcting traversal, with alpha = PULL_ALPHA.
+
+    Algorithm 2 keeps E' = gamma |E| minus outDegree(A) of every push round: the edges not explored yet, which is what
+    a pull round would scan. Delta-stepping expands a vertex again when its distance improves, so the sum of
+    outDegree(A) passes |E| (1.46 |E| on kron:20:w at Delta = 16); E' turns negative and every push round then
+    switches to pull, every pull round back to push. Here E' loses only the out-edges of first expansions
+    (`fresh_edges`, set by the loop before each `choose`); the comparison still uses the whole outDegree(A), the work a
+    push round does. For BFS the two are the same."""
+
+    def __init__(self, controller: TraversalController, graph: Any) -> None:
+        super().__init__(controller.base, graph.num_vertices, graph.num_arcs, alpha=PULL_ALPHA, beta=controller.beta,
+                         gamma=controller.gamma, delta=controller.delta, prefix=controller.prefix)
+        self.name = controller.name
+        self.fresh_edges = 0
+
+    def choose(self, info: IterationInfo) -> Any:
+        if not self.sparse and info.iteration > 0 and self.policy == "push":
+            self.unexplored += info.frontier_edges - self.fresh_edges  # the parent subtracts all of outDegree(A)
+        return super().choose(info)
+
+
 # ------------------------------------------------------------------------------------------------------ parameters
 def check_weights(graph: Any) -> tuple[float, float, float]:
-    """(mean, smallest, smallest positive weight (0 when there is none)); GraphError naming the first negative arc."""
+    """(mean (of a sample of 65,536 arcs), smallest, smallest positive weight (0 when there is none)); GraphError
+    naming the first negative arc."""
     w = graph.weights
     if w.size == 0:
         return 0.0, 0.0, 0.0
@@ -158,7 +191,7 @@ def check_weights(graph: Any) -> tuple[float, float, float]:
         u = int(np.searchsorted(graph.offsets, k, side="right")) - 1
         src, dst = graph.vertex_labels(np.array([u, int(graph.indices[k])])).tolist()
         raise GraphError(f"SSSP needs non-negative weights: arc {src} -> {dst} has weight {float(w[k])!r}")
-    mean = float(w.mean(dtype=np.float64))
+    mean = float(w[:: max(1, w.size // 65536)].mean(dtype=np.float64))  # a strided sample sizes the buckets
     positive = low if low > 0 else float(w[w > 0].min()) if mean > 0 else 0.0
     return mean, low, positive
 
@@ -210,7 +243,7 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     n = graph.num_vertices
     controller = make_controller(strategy, graph, "traversal")
     if isinstance(controller, TraversalController):
-        controller.alpha = PULL_ALPHA
+        controller = LabelCorrectingTraversal(controller, graph)
     trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name)
     near = Frontier.from_vertices(be.xp.asarray([s], dtype=np.int64), n)
     first = controller.choose(IterationInfo(0, 1, near.out_edges(G.out_degree), n, graph.num_arcs))
@@ -234,6 +267,7 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
     `first` is the controller's decision for iteration 0 (already taken, to size the buckets)."""
     xp = be.xp
     n = graph.num_vertices
+    expanded = xp.zeros(n, dtype=bool) if isinstance(controller, LabelCorrectingTraversal) else None
     dist = xp.full(n, xp.inf, dtype=np.float64)
     dist[near.vertices()] = 0.0
     bounds = xp.asarray([0.0, width], dtype=np.float64)
@@ -247,6 +281,11 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
         # NearFar: relax the bucket [T_lo, T_hi) until no vertex in it improves
         while near.size:
             info = IterationInfo(iteration, near.size, near.out_edges(G.out_degree), n, graph.num_arcs)
+            if expanded is not None:  # E' of Algorithm 2 counts a vertex's out-edges once, at its first expansion
+                vertices = near.vertices()
+                fresh = vertices[~expanded[vertices]]
+                expanded[fresh] = True
+                controller.fresh_edges = int(G.out_degree[fresh].sum())
             decision = first if iteration == 0 else controller.choose(info)
             strategy = decision.strategy
             t0 = time.perf_counter()
