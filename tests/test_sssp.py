@@ -24,7 +24,8 @@ from graphgear.errors import GraphError
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 CPU_PATHS = [
-    f"sync={sync},direction={direction},drive={drive},frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
+    f"sync={sync},direction={direction},drive={drive},"
+    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
     for sync in ("sync", "async")
     for direction in ("push", "pull")
     for drive in ("data", "topology")
@@ -255,6 +256,22 @@ def test_trace_rows_and_phases():
     check(grid, 0, r)
     frame = r.to_pandas()
     assert list(frame.columns) == ["vertex", "distances", "predecessors"]
+
+
+def test_unexplored_edges_never_negative():
+    """Algorithm 2's E' counts first expansions only: a re-expanded vertex must not drive it below zero (which would
+    flip push/pull every round)."""
+    import re
+
+    g = gg.load("kron:12:w")
+    source = int(np.argmax(g.out_degree()))
+    for delta in (None, 2.0, 64.0):
+        r = gg.sssp(g, source, delta=delta, backend="cpu")
+        check(g, source, r)
+        limits = [float(m.replace(",", "")) for row in r.trace for m in re.findall(r"E'/alpha (-?[\d,]+)", row.reason)]
+        assert limits and min(limits) >= 0
+        if delta == 64.0:  # wide buckets re-expand vertices: the sum of outDegree(A) passes |E|, as on kron:20:w
+            assert sum(row.frontier_edges for row in r.trace if row.phase == "near") > g.num_arcs
 
 
 def test_labels_and_api():

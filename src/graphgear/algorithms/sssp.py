@@ -150,8 +150,8 @@ TIGHT_CLAIM = Functor("sssp_tight_claim", _tight_claim,
                       "return dist[u] + w == dist[v] && level[v] < 0 && atomicCAS(&level[v], -1, level[u] + 1) == -1;")
 TIGHT_CANDIDATE = Functor("sssp_tight_candidate", _tight_candidate, "return level[v] > 0;")
 TIGHT_PARENT = Functor("sssp_tight_parent", _tight_parent,
-                       "if (dist[u] + w == dist[v] && level[u] == level[v] - 1) { pred[v] = u; return ACTIVATE | STOP; }"
-                       " return 0;")
+                       "if (dist[u] + w == dist[v] && level[u] == level[v] - 1) {"
+                       " pred[v] = u; return ACTIVATE | STOP; } return 0;")
 UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];")
 
 
@@ -329,12 +329,13 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
 
 
 def tight_tree(be: Any, G: Any, dist: Any, source: int) -> Any:
-    """Predecessors when zero-weight arcs exist. There the smallest-id tight in-neighbour (`predecessors_from_distances`)
-    can close a cycle among vertices at one distance (a -> b and b -> a of weight 0, both reached through a larger id),
-    so a path walked back from b never reaches the source. Instead: hop levels by one BFS over the tight arcs (a FIFO
-    drain visits in level order, so the first visit is the smallest level), then pred[v] = the smallest-id tight
-    in-neighbour one level closer. Every reached vertex has a tight path from the source (the vertex that first got a
-    distance d got it from a smaller distance, or over a zero arc from a vertex that had d earlier), so all get one."""
+    """Predecessors when zero-weight arcs exist. There the smallest-id tight in-neighbour
+    (`predecessors_from_distances`) can close a cycle among vertices at one distance (a -> b and b -> a of weight 0,
+    both reached through a larger id), so a path walked back from b never reaches the source. Instead: hop levels by
+    one BFS over the tight arcs (a FIFO drain visits in level order, so the first visit is the smallest level), then
+    pred[v] = the smallest-id tight in-neighbour one level closer. Every reached vertex has a tight path from the source
+    (the vertex that first got a distance d got it from a smaller distance, or over a zero arc from a vertex that had d
+    earlier), so all get one; any visiting order gives a valid tree (each vertex's claimer is one level closer)."""
     xp = be.xp
     n = G.num_vertices
     level = xp.full(n, -1, dtype=np.int64)

@@ -199,13 +199,23 @@ def _scan_edges_chunks(buf, bounds, lines, mode, comma, ncols, src, dst, w, outs
         results[k, 3] = cnt
 
 
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _count_newlines(buf, bounds, counts):  # pragma: no cover - numba
+    for k in numba.prange(bounds.shape[0] - 1):
+        c = 0
+        for i in range(bounds[k], bounds[k + 1]):
+            if buf[i] == _NL:
+                c += 1
+        counts[k] = c
+
+
 def _chunk_bounds(buf: np.ndarray, lo: int, chunks: int) -> np.ndarray:
     """Chunk starts at line starts: about equal byte ranges of buf[lo:]."""
     n = buf.shape[0]
     cuts = [lo]
     for k in range(1, chunks):
         p = lo + (n - lo) * k // chunks
-        nl = np.flatnonzero(buf[p : min(n, p + 1 << 20)] == _NL)
+        nl = np.flatnonzero(buf[p : min(n, p + (1 << 20))] == _NL)
         q = p + int(nl[0]) + 1 if nl.size else n
         if q > cuts[-1]:
             cuts.append(min(q, n))
@@ -221,7 +231,8 @@ def scan_edges(
         return np.empty(0, np.int64), np.empty(0, np.int64), (np.empty(0, np.float64) if ncols == 3 else None)
     chunks = max(1, min(numba.get_num_threads() * 4, buf.shape[0] // (1 << 20) + 1))
     bounds = _chunk_bounds(buf, lo, chunks)
-    newlines = np.array([np.count_nonzero(buf[a:b] == _NL) for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.int64)
+    newlines = np.zeros(bounds.shape[0] - 1, dtype=np.int64)
+    _count_newlines(buf, bounds, newlines)
     lines = line0 + np.concatenate([[0], np.cumsum(newlines)[:-1]]).astype(np.int64)
     outs = np.concatenate([[0], np.cumsum(newlines + 1)[:-1]]).astype(np.int64)
     cap = int((newlines + 1).sum())
@@ -233,11 +244,15 @@ def scan_edges(
     for status, line, offset, _ in results:
         if status != OK:
             return ScanError(int(status), int(line), int(offset))
-    keep = np.concatenate([np.arange(o, o + c) for o, c in zip(outs, results[:, 3])]) if results.shape[0] > 1 else None
-    if keep is None:
-        count = int(results[0, 3])
+    pieces = list(zip(outs.tolist(), results[:, 3].tolist()))
+    if len(pieces) == 1:
+        count = pieces[0][1]
         return src[:count], dst[:count], (w[:count] if ncols == 3 else None)
-    return src[keep], dst[keep], (w[keep] if ncols == 3 else None)
+
+    def gather(a: np.ndarray) -> np.ndarray:
+        return np.concatenate([a[o : o + c] for o, c in pieces])
+
+    return gather(src), gather(dst), (gather(w) if ncols == 3 else None)
 
 
 def locate_record(buf: np.ndarray, lo: int, line0: int, mode: int, comma: bool, ncols: int, record: int) -> ScanError:
