@@ -7,7 +7,8 @@
 //   twc               thread / warp / CTA bins by degree: Merrill's TWC = Slota's hierarchical expansion = SEP-Graph's
 //                     CTA scheduling.
 //   warp_scan         warp-level prefix sum of the 32 degrees, rows staged in shared memory, each lane takes every
-//                     32nd edge and finds its row by binary search (Slota's local Manhattan loop collapse).
+//                     32nd edge and finds its row by binary search (Slota's local Manhattan loop collapse). Takes
+//                     the gathering supports too: without them one warp would expand a hub's whole row.
 //   merge_path        device-wide binary search: an exclusive prefix sum of frontier degrees (computed before the
 //                     launch) partitions the frontier's edges into equal chunks per block; each thread searches its
 //                     edges' rows (global Manhattan loop collapse; Busato & Bombieri kernels A-B).
@@ -19,12 +20,57 @@
 #pragma once
 #include "common.cuh"
 
-template <int G, class F>
-__device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                        const int* queue, int qsize, F f, GGOut out, int supports) {
+// Supports (Busato & Bombieri): block gathering -- the whole block expands each vertex of degree >= blockDim, one at
+// a time, the owner elected through shared memory; warp gathering -- the warp expands each vertex of degree >= 32,
+// elected by ballot. Afterwards the caller's rows hold only the vertices of smaller degree (start == end for the rest).
+// Every thread of the block must call it (block-wide barriers inside).
+template <class F>
+__device__ __forceinline__ void gg_gather(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                          int u, i64& start, i64& end, F f, GGOut out, int supports) {
     __shared__ int s_owner;
     __shared__ int s_u;
     __shared__ i64 s_start, s_end;
+    const int lane = gg_lane();
+    if (supports & GG_BLOCK_GATHER) {  // block gathering: the block expands each vertex of degree >= blockDim
+        while (true) {
+            if (threadIdx.x == 0) s_owner = -1;
+            __syncthreads();
+            if (end - start >= (i64)blockDim.x) atomicCAS(&s_owner, -1, (int)threadIdx.x);
+            __syncthreads();
+            const int owner = s_owner;
+            if (owner < 0) break;
+            if ((int)threadIdx.x == owner) {
+                s_u = u; s_start = start; s_end = end;
+                start = end;
+            }
+            __syncthreads();
+            const int bu = s_u;
+            for (i64 k = s_start + threadIdx.x; k < s_end; k += blockDim.x) {
+                const int v = indices[k];
+                gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
+            }
+            __syncthreads();
+        }
+    }
+    if (supports & GG_WARP_GATHER) {  // warp gathering: the warp expands each vertex of degree >= 32
+        u32 big;
+        while ((big = __ballot_sync(GG_FULL_MASK, end - start >= GG_WARP)) != 0) {
+            const int leader = __ffs(big) - 1;
+            const int bu = __shfl_sync(GG_FULL_MASK, u, leader);
+            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
+            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
+            if (lane == leader) start = end;
+            for (i64 k = bs + lane; k < be; k += GG_WARP) {
+                const int v = indices[k];
+                gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+    }
+}
+
+template <int G, class F>
+__device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                        const int* queue, int qsize, F f, GGOut out, int supports) {
     const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
@@ -32,41 +78,7 @@ __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, 
         int u = idx < qsize ? queue[idx] : -1;
         i64 start = u >= 0 ? offsets[u] : 0;
         i64 end = u >= 0 ? offsets[u + 1] : 0;
-        if (supports & GG_BLOCK_GATHER) {  // block gathering: the block expands each vertex of degree >= blockDim
-            while (true) {
-                if (threadIdx.x == 0) s_owner = -1;
-                __syncthreads();
-                if (end - start >= (i64)blockDim.x) atomicCAS(&s_owner, -1, (int)threadIdx.x);
-                __syncthreads();
-                const int owner = s_owner;
-                if (owner < 0) break;
-                if ((int)threadIdx.x == owner) {
-                    s_u = u; s_start = start; s_end = end;
-                    start = end;
-                }
-                __syncthreads();
-                const int bu = s_u;
-                for (i64 k = s_start + threadIdx.x; k < s_end; k += blockDim.x) {
-                    const int v = indices[k];
-                    gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
-                }
-                __syncthreads();
-            }
-        }
-        if (supports & GG_WARP_GATHER) {  // warp gathering: the warp expands each vertex of degree >= 32
-            u32 big;
-            while ((big = __ballot_sync(GG_FULL_MASK, end - start >= GG_WARP)) != 0) {
-                const int leader = __ffs(big) - 1;
-                const int bu = __shfl_sync(GG_FULL_MASK, u, leader);
-                const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
-                const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
-                if (lane == leader) start = end;
-                for (i64 k = bs + lane; k < be; k += GG_WARP) {
-                    const int v = indices[k];
-                    gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
-                }
-            }
-        }
+        gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         // G lanes per vertex: 32 / G vertices per round, G rounds cover the warp's 32 vertices
         #pragma unroll 1
         for (int r = 0; r < G; ++r) {
@@ -92,7 +104,7 @@ __device__ void gg_advance_twc(const i64* offsets, const int* indices, const flo
 
 template <class F>
 __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                     const int* queue, int qsize, F f, GGOut out) {
+                                     const int* queue, int qsize, F f, GGOut out, int supports) {
     __shared__ int s_u[GG_BLOCK];
     __shared__ i64 s_start[GG_BLOCK];
     __shared__ i64 s_excl[GG_BLOCK];
@@ -102,8 +114,10 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         const int idx = base + threadIdx.x;
         const int u = idx < qsize ? queue[idx] : -1;
-        const i64 start = u >= 0 ? offsets[u] : 0;
-        const i64 degree = u >= 0 ? offsets[u + 1] - start : 0;
+        i64 start = u >= 0 ? offsets[u] : 0;
+        i64 end = u >= 0 ? offsets[u + 1] : 0;
+        if (supports) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
+        const i64 degree = end - start;
         i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
         #pragma unroll
         for (int d = 1; d < GG_WARP; d <<= 1) {

@@ -43,7 +43,7 @@ extern "C" __global__ void check_advance(const i64* offsets, const int* indices,
     gg_advance_vertex_group<16>(offsets, indices, weights, 1, queue, qsize, f, out, 0);
     gg_advance_vertex_group<32>(offsets, indices, weights, 1, queue, qsize, f, out, 0);
     gg_advance_twc(offsets, indices, weights, 1, queue, qsize, f, out);
-    gg_advance_warp_scan(offsets, indices, weights, 1, queue, qsize, f, out);
+    gg_advance_warp_scan(offsets, indices, weights, 1, queue, qsize, f, out, GG_WARP_GATHER | GG_BLOCK_GATHER);
     gg_advance_merge_path(offsets, indices, weights, 1, queue, qsize, scan, 1024, f, out);
     gg_advance_three_stage(offsets, indices, weights, 1, queue, qsize, f, out);
 }
