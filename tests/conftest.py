@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numba
+import numpy as np
 import pytest
+
+import graphgear as gg
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_GRAPHS = Path(os.environ.get("GRAPHGEAR_SHARED_GRAPHS", REPO.parent / "shared" / "graphs"))
@@ -23,6 +27,57 @@ REAL_GRAPHS = {
     "citation/cit-HepTh.txt.gz": (27_770, 352_768, True, False, 562, 143),
     "internet/as-caida20071105.txt.gz": (26_475, 53_381, False, False, 2_628, 1),
 }
+
+
+# The 8 execution paths the CPU backend runs (sync|async x push|pull x data|topology), as strategy strings; pull and
+# topology-driven paths keep a dense frontier.
+CPU_PATHS = [
+    f"sync={sync},direction={direction},drive={drive},"
+    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
+    for sync in ("sync", "async")
+    for direction in ("push", "pull")
+    for drive in ("data", "topology")
+]
+
+
+# A user-defined vertex program that graphgear does not ship: widest path (maximum bottleneck capacity from a source).
+@numba.njit
+def _widest_compute(value, buffer, degree, params):
+    if buffer > value:
+        return buffer, buffer, buffer, True
+    return value, buffer, value, False
+
+
+@numba.njit
+def _widest_edge(message, weight, params):
+    return min(message, weight)
+
+
+@numba.njit
+def _never(value, params):
+    return False
+
+
+WIDEST_PATH = gg.VertexProgram(
+    name="widest_path", kind="traversal", accumulate="max",
+    compute=gg.Functor("widest_compute", _widest_compute,
+                       "if (buffer > value) { value = buffer; message = value; send = true; }"),
+    edge=gg.Functor("widest_edge", _widest_edge, "return fmin(message, (double)weight);"),
+    settled=gg.Functor("never", _never, "return false;"),
+)
+
+
+def widest_reference(g, source: int) -> np.ndarray:
+    """Bottleneck widths by max-min relaxation over all arcs until nothing changes (an independent reference)."""
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    width = np.full(g.num_vertices, -np.inf)
+    width[source] = np.inf
+    while True:
+        new = width.copy()
+        np.maximum.at(new, g.indices, np.minimum(width[rows], g.weights))
+        if np.array_equal(new, width):
+            return width
+        width = new
 
 
 def real_graph(name: str) -> Path:

@@ -9,7 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from networkx.algorithms.centrality.betweenness import (
@@ -22,13 +22,6 @@ import graphgear as gg
 from graphgear.errors import GraphError
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-CPU_PATHS = [  # sync|async x push|pull x data|topology; pull and topology paths keep a dense frontier
-    f"sync={sync},direction={direction},drive={drive},"
-    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
-    for sync in ("sync", "async")
-    for direction in ("push", "pull")
-    for drive in ("data", "topology")
-]
 
 
 def as_array(g: gg.Graph, values: dict) -> np.ndarray:

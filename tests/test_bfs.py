@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import graphgear as gg
 from graphgear.errors import GraphError
-
-CPU_PATHS = [
-    f"sync={sync},direction={direction},drive={drive},frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
-    for sync in ("sync", "async")
-    for direction in ("push", "pull")
-    for drive in ("data", "topology")
-]
-
 
 def reference(g: gg.Graph, source: int) -> np.ndarray:
     if g.num_arcs == 0:

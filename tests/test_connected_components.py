@@ -25,15 +25,12 @@ from graphgear.errors import GraphError, StrategyError
 from graphgear.graph.graph import Graph
 from graphgear.results import ComponentsResult
 
-from conftest import REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 METHODS = ("afforest", "label_propagation")
 # the 8 CPU paths; pull reads a dense frontier
-PATHS = [
-    f"sync={sync},direction={direction},drive={drive}" + (",frontier=bitmap" if direction == "pull" else "")
-    for sync in ("sync", "async") for direction in ("push", "pull") for drive in ("data", "topology")
-]
+PATHS = CPU_PATHS
 
 
 # ------------------------------------------------------------------------------------------------------- reference

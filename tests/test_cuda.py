@@ -8,7 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, real_graph
+from conftest import REAL_GRAPHS, WIDEST_PATH, real_graph
 
 import graphgear as gg
 from graphgear.engine.strategy import Strategy
@@ -93,31 +93,6 @@ def test_generic_advance_levels(strategy):
     np.testing.assert_array_equal(cp.asnumpy(level), ref)
 
 
-@numba.njit
-def _widest_compute(value, buffer, degree, params):
-    if buffer > value:
-        return buffer, buffer, buffer, True
-    return value, buffer, value, False
-
-
-@numba.njit
-def _widest_edge(message, weight, params):
-    return min(message, weight)
-
-
-@numba.njit
-def _never(value, params):
-    return False
-
-
-WIDEST = gg.VertexProgram(
-    name="widest_path", kind="traversal", accumulate="max",
-    compute=Functor("widest_compute", _widest_compute, "if (buffer > value) { value = buffer; message = value; send = true; }"),
-    edge=Functor("widest_edge", _widest_edge, "return fmin(message, (double)weight);"),
-    settled=Functor("never", _never, "return false;"),
-)
-
-
 @pytest.mark.parametrize("strategy", [Strategy(), Strategy(direction="pull", frontier="bitmap"),
                                       Strategy(drive="topology", frontier="bitmap"), Strategy(sync="async"),
                                       Strategy(balance="merge_path"), Strategy(balance="vertex_group", group_size=16)], ids=str)
@@ -127,6 +102,6 @@ def test_user_program_on_gpu(strategy):
     values = np.full(n, -np.inf)
     buffers = values.copy()
     buffers[0] = np.inf
-    cpu = gg.run_program(WIDEST, g, values, buffers, [0], backend="cpu", strategy=strategy)
-    gpu = gg.run_program(WIDEST, g, values, buffers, [0], backend="cuda", strategy=strategy)
+    cpu = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cpu", strategy=strategy)
+    gpu = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cuda", strategy=strategy)
     np.testing.assert_array_equal(gpu.values, cpu.values)

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphgear as gg
+from conftest import WIDEST_PATH, widest_reference
 from graphgear.backends import get_backend
 from graphgear.backends.cpu.atomics import atomic_add, atomic_cas, atomic_fadd, atomic_max, atomic_min
 from graphgear.engine.controller import (
@@ -219,44 +220,8 @@ def test_atomics_lose_no_update():
 # ---------------------------------------------------------------------------------------------------------- programs
 
 
-@numba.njit
-def _widest_compute(value, buffer, degree, params):
-    if buffer > value:
-        return buffer, buffer, buffer, True
-    return value, buffer, value, False
-
-
-@numba.njit
-def _widest_edge(message, weight, params):
-    return min(message, weight)
-
-
-@numba.njit
-def _never(value, params):
-    return False
-
-
-WIDEST = gg.VertexProgram(
-    name="widest_path", kind="traversal", accumulate="max",
-    compute=gg.Functor("widest_compute", _widest_compute),
-    edge=gg.Functor("widest_edge", _widest_edge, "return fminf(message, weight);"),
-    settled=gg.Functor("never", _never, "return false;"),
-)
-
 PATHS = [Strategy(sync=sy, direction=d, drive=dr, frontier="bitmap" if d == "pull" or dr == "topology" else "vertex_queue")
          for sy in ("sync", "async") for d in ("push", "pull") for dr in ("data", "topology")]
-
-
-def widest_reference(g, source):
-    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
-    width = np.full(g.num_vertices, -np.inf)
-    width[source] = np.inf
-    while True:
-        new = width.copy()
-        np.maximum.at(new, g.indices, np.minimum(width[rows], g.weights))
-        if np.array_equal(new, width):
-            return width
-        width = new
 
 
 @settings(max_examples=30, deadline=None)
@@ -270,7 +235,7 @@ def test_user_program_widest_path_every_path(seed, directed, path):
     values = np.full(n, -np.inf)
     buffers = values.copy()
     buffers[source] = np.inf
-    run = gg.run_program(WIDEST, g, values, buffers, [source], backend="cpu", strategy=path)
+    run = gg.run_program(WIDEST_PATH, g, values, buffers, [source], backend="cpu", strategy=path)
     np.testing.assert_array_equal(run.values, widest_reference(g, source))
     assert len(run.trace) >= 1
 

@@ -7,7 +7,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import connected_components
@@ -16,13 +16,6 @@ import graphgear as gg
 from graphgear.algorithms import scc as scc_module
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-CPU_PATHS = [  # sync|async x push|pull x data|topology; pull and topology paths keep a dense frontier
-    f"sync={sync},direction={direction},drive={drive},"
-    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
-    for sync in ("sync", "async")
-    for direction in ("push", "pull")
-    for drive in ("data", "topology")
-]
 
 
 def coloring_to_the_end():

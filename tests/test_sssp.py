@@ -12,7 +12,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra
@@ -22,14 +22,6 @@ from graphgear.algorithms.sssp import RELAX, RELAX_PULL, UNSETTLED, check_weight
 from graphgear.errors import GraphError
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-CPU_PATHS = [
-    f"sync={sync},direction={direction},drive={drive},"
-    f"frontier={'bitmap' if direction == 'pull' or drive == 'topology' else 'vertex_queue'}"
-    for sync in ("sync", "async")
-    for direction in ("push", "pull")
-    for drive in ("data", "topology")
-]
 METHODS = ("delta_stepping", "bellman_ford")
 
 

@@ -149,15 +149,6 @@ DEPENDENCY_PUSH = Functor(
 )
 ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[u] += delta[u] + endpoint;")
 GATHER = Strategy(direction="pull")  # what LevelGather runs: a data-driven gather over one level
-_NAMES: dict[Strategy, str] = {}
-
-
-def _name(st: Strategy) -> str:
-    """str(st), memoised: traces of many sources would otherwise spend their time formatting strategies."""
-    name = _NAMES.get(st)
-    if name is None:
-        name = _NAMES[st] = str(st)
-    return name
 
 
 # ------------------------------------------------------------------------------------------------------- helpers
@@ -284,7 +275,7 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
             edges = info.frontier_edges
         seconds = time.perf_counter() - start
         controller.observe(decision, info, seconds)
-        trace.add(strategy=_name(st), path=st.path, frontier_vertices=info.frontier_vertices,
+        trace.add(strategy=str(st), path=st.path, frontier_vertices=info.frontier_vertices,
                   frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
                   decision=decision.decision, reason=decision.reason, phase="forward")
         if st.sync == "async":
@@ -304,7 +295,7 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
         state = (G.offsets, G.indices, sigma, coef_parity[(d + 1) % 2], coef_parity[d % 2], bc, endpoint)
         start = time.perf_counter()
         be.for_each_vertex(f, LEVEL_GATHER, state)
-        trace.add(strategy=_name(GATHER), path=GATHER.path, frontier_vertices=f.size, frontier_edges=out_edges,
+        trace.add(strategy=str(GATHER), path=GATHER.path, frontier_vertices=f.size, frontier_edges=out_edges,
                   edges_processed=out_edges, seconds=time.perf_counter() - start, decision="gather",
                   reason=f"level {d}: each vertex sums its successors' coefficients (race-free)", phase="backward")
     return sum(f.size for f in levels)
@@ -323,7 +314,7 @@ def _reverse_order_pass(be: Any, G: Any, st: Strategy, arrays: tuple, trace: Tra
     start = time.perf_counter()
     be.advance(G, order, DEPENDENCY_PUSH, st, (level, sigma, delta))
     be.for_each_vertex(order, ADD_DEPENDENCY, (delta, bc, endpoint))
-    trace.add(strategy=_name(st), path=st.path, frontier_vertices=order.size, frontier_edges=out_edges,
+    trace.add(strategy=str(st), path=st.path, frontier_vertices=order.size, frontier_edges=out_edges,
               edges_processed=out_edges, seconds=time.perf_counter() - start, decision="reverse-order",
               reason="async forward phase: one pass over the reached vertices in reverse BFS order (Brandes' stack)",
               phase="backward")

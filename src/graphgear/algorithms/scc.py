@@ -204,14 +204,6 @@ SETTLE = Functor(
 
 # ------------------------------------------------------------------------------------------------------- helpers
 _REVERSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_NAMES: dict[Strategy, str] = {}
-
-
-def _name(st: Strategy) -> str:
-    name = _NAMES.get(st)
-    if name is None:
-        name = _NAMES[st] = str(st)
-    return name
 
 
 def _reverse_view(graph: Graph) -> Graph:
@@ -245,7 +237,7 @@ class _Run:
 
     def row(self, st: Strategy, info: IterationInfo, edges: int, seconds: float, decision: str, reason: str,
             phase: str) -> None:
-        self.trace.add(strategy=_name(st), path=st.path, frontier_vertices=info.frontier_vertices,
+        self.trace.add(strategy=str(st), path=st.path, frontier_vertices=info.frontier_vertices,
                        frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
                        decision=decision, reason=reason, phase=phase)
 

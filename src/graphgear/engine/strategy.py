@@ -117,18 +117,27 @@ class Strategy:
         return f"{self.sync}-{self.direction}-{'dd' if self.drive == 'data' else 'td'}"
 
     def __str__(self) -> str:
-        """The short form, naming only the fields that differ from the defaults (`parse` reads it back)."""
-        default = Strategy()
+        """The short form, naming only the fields that differ from the defaults (`parse` reads it back); computed
+        once per value, since every trace row asks for it."""
+        cached = self.__dict__.get("_short")
+        if cached is not None:
+            return cached
+        default = _DEFAULT
         parts = []
         for f in fields(self):
             value = getattr(self, f.name)
             if value != getattr(default, f.name):
                 parts.append(f"{f.name}={'+'.join(sorted(value)) if f.name == 'supports' else value}")
-        return ",".join(parts) or "default"
+        short = ",".join(parts) or "default"
+        object.__setattr__(self, "_short", short)
+        return short
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, JSON-ready (supports as a sorted list)."""
         return {f.name: sorted(getattr(self, f.name)) if f.name == "supports" else getattr(self, f.name) for f in fields(self)}
+
+
+_DEFAULT = Strategy()
 
 
 def _names() -> list[str]:

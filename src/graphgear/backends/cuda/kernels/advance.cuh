@@ -229,25 +229,13 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
 template <class F>
 __device__ void gg_advance_mask(const i64* offsets, const int* indices, const float* weights, int weighted,
                                 const unsigned char* active, int n, F f, GGOut out) {
-    const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {
         const int u = base + threadIdx.x;
         const bool on = u < n && active[u];
         i64 start = on ? offsets[u] : 0;
         i64 end = on ? offsets[u + 1] : 0;
-        u32 big;
-        while ((big = __ballot_sync(GG_FULL_MASK, end - start >= GG_WARP)) != 0) {
-            const int leader = __ffs(big) - 1;
-            const int bu = __shfl_sync(GG_FULL_MASK, u, leader);
-            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
-            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
-            if (lane == leader) start = end;
-            for (i64 k = bs + lane; k < be; k += GG_WARP) {
-                const int v = indices[k];
-                gg_emit(out, f(bu, v, gg_weight(weights, weighted, k)), v);
-            }
-        }
+        gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, GG_WARP_GATHER);
         for (i64 k = start; k < end; ++k) {
             const int v = indices[k];
             gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
