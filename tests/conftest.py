@@ -8,6 +8,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 import graphgear as gg
 
@@ -104,3 +105,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@st.composite
+def edge_records(draw, max_vertices: int = 28):
+    """Small graphs as records: possibly empty, isolated vertices, self-loops and repeated records, directed or not,
+    maybe weighted, with the build keeping or dropping loops and duplicates.
+    Returns (n, src, dst, weights, directed, self_loops policy, duplicates policy)."""
+    n = draw(st.integers(0, max_vertices))
+    m = 0 if n == 0 else draw(st.integers(0, 2 * n + 4))
+    ids = st.integers(0, max(n - 1, 0))
+    src = draw(st.lists(ids, min_size=m, max_size=m))
+    dst = draw(st.lists(ids, min_size=m, max_size=m))
+    weights = draw(st.none() | st.lists(st.integers(1, 9), min_size=m, max_size=m))
+    directed = draw(st.booleans())
+    loops = draw(st.sampled_from(["drop", "keep"]))
+    dups = draw(st.sampled_from(["drop", "keep"]))
+    return n, src, dst, weights, directed, loops, dups

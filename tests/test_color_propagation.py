@@ -24,7 +24,7 @@ from graphgear.errors import StrategyError
 from graphgear.graph.graph import Graph
 from graphgear.results import ColorResult
 
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, edge_records, REAL_GRAPHS, real_graph
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PATHS = CPU_PATHS
@@ -67,22 +67,10 @@ def check(result: ColorResult, expected: np.ndarray, graph: Graph) -> None:
 
 
 # ------------------------------------------------------------------------------------------------------- hypothesis
-@st.composite
-def edge_records(draw):
-    n = draw(st.integers(0, 26))
-    m = 0 if n == 0 else draw(st.integers(0, 2 * n + 4))
-    ids = st.integers(0, max(n - 1, 0))
-    src = draw(st.lists(ids, min_size=m, max_size=m))
-    dst = draw(st.lists(ids, min_size=m, max_size=m))
-    weights = draw(st.none() | st.lists(st.integers(1, 9), min_size=m, max_size=m))
-    directed = draw(st.booleans())
-    loops = draw(st.sampled_from(["drop", "keep"]))
-    dups = draw(st.sampled_from(["drop", "keep"]))
-    return n, src, dst, weights, directed, loops, dups
 
 
 @settings(max_examples=210, **SETTINGS)
-@given(edge_records(), st.sampled_from(["auto", "adaptive", "static"] + PATHS))
+@given(edge_records(max_vertices=26), st.sampled_from(["auto", "adaptive", "static"] + PATHS))
 def test_hypothesis_matches_networkx(records, strategy):
     n, src, dst, weights, directed, loops, dups = records
     w = None if weights is None else np.asarray(weights, dtype=np.float32)

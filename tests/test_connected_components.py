@@ -25,7 +25,7 @@ from graphgear.errors import GraphError, StrategyError
 from graphgear.graph.graph import Graph
 from graphgear.results import ComponentsResult
 
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, edge_records, REAL_GRAPHS, real_graph
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 METHODS = ("afforest", "label_propagation")
@@ -65,20 +65,6 @@ def check(result: ComponentsResult, expected: np.ndarray, graph: Graph) -> None:
 
 
 # ------------------------------------------------------------------------------------------------------- hypothesis
-@st.composite
-def edge_records(draw):
-    """Small graphs: possibly empty, isolated vertices, self-loops and repeated records, directed or not, maybe
-    weighted, with the build keeping or dropping loops and duplicates."""
-    n = draw(st.integers(0, 28))
-    m = 0 if n == 0 else draw(st.integers(0, 2 * n + 4))
-    ids = st.integers(0, max(n - 1, 0))
-    src = draw(st.lists(ids, min_size=m, max_size=m))
-    dst = draw(st.lists(ids, min_size=m, max_size=m))
-    weights = draw(st.none() | st.lists(st.integers(1, 9), min_size=m, max_size=m))
-    directed = draw(st.booleans())
-    loops = draw(st.sampled_from(["drop", "keep"]))
-    dups = draw(st.sampled_from(["drop", "keep"]))
-    return n, src, dst, weights, directed, loops, dups
 
 
 def build(n, src, dst, weights, directed, loops, dups) -> Graph:

@@ -77,3 +77,17 @@ def predecessors_from_distances(backend: Any, G: Any, strategy: Any, dist: Any, 
     state = (dist, pred, xp.asarray([source], dtype=np.int64), xp.asarray([unit_weights], dtype=np.bool_))
     backend.pull(G, None, PARENT, strategy, state, PARENT_CANDIDATE)
     return pred
+
+
+@cpu_functor
+def _apply_smaller(value, buffer, degree, params):  # pragma: no cover - numba
+    if buffer < value:
+        return buffer, buffer, buffer, True
+    return value, buffer, value, False
+
+
+# compute() of the min-accumulating vertex programs (BFS, label propagation): a smaller buffer becomes the value and
+# is sent on; the message is always the value, so async pull may re-read it.
+APPLY_SMALLER = Functor(
+    "apply_smaller", _apply_smaller, "if (buffer < value) { value = buffer; message = value; send = true; }"
+)

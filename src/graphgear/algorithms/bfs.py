@@ -19,14 +19,7 @@ from ..engine.strategy import Strategy
 from ..functor import Functor
 from ..program import VertexProgram, run_program
 from ..results import BFSResult
-from ._common import predecessors_from_distances, resolve_source
-
-
-@numba.njit(nogil=True)
-def _compute(value, buffer, degree, params):  # pragma: no cover - numba
-    if buffer < value:
-        return buffer, buffer, buffer, True
-    return value, buffer, value, False
+from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
 
 
 @numba.njit(nogil=True)
@@ -43,7 +36,7 @@ BFS_PROGRAM = VertexProgram(
     name="bfs",
     kind="traversal",
     accumulate="min",
-    compute=Functor("bfs_compute", _compute, "if (buffer < value) { value = buffer; message = value; send = true; }"),
+    compute=APPLY_SMALLER,
     edge=Functor("bfs_edge", _edge, "return message + 1;"),
     settled=Functor("bfs_settled", _settled, "return value < GG_INF;"),
     first_wins=True,

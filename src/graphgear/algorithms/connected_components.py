@@ -45,7 +45,7 @@ from ..functor import Functor
 from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
 from ..results import ComponentsResult
-from ._common import canonical_labels
+from ._common import APPLY_SMALLER, canonical_labels
 
 __all__ = ["connected_components", "afforest", "label_propagation", "symmetrised", "METHODS", "LABEL_PROPAGATION"]
 
@@ -128,13 +128,6 @@ OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant, "return comp[v
 
 
 @numba.njit(nogil=True)
-def _lp_compute(value, buffer, degree, params):  # pragma: no cover - numba
-    if buffer < value:
-        return buffer, buffer, buffer, True
-    return value, buffer, value, False
-
-
-@numba.njit(nogil=True)
 def _lp_edge(message, weight, params):  # pragma: no cover - numba
     return message
 
@@ -148,7 +141,7 @@ LABEL_PROPAGATION = VertexProgram(
     name="cc_label_propagation",
     kind="iterative",
     accumulate="min",
-    compute=Functor("cc_compute", _lp_compute, "if (buffer < value) { value = buffer; message = value; send = true; }"),
+    compute=APPLY_SMALLER,
     edge=Functor("cc_edge", _lp_edge, "return message;"),
     settled=Functor("cc_settled", _lp_settled, "return false;"),
 )
