@@ -105,3 +105,49 @@ def test_user_program_on_gpu(strategy):
     cpu = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cpu", strategy=strategy)
     gpu = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cuda", strategy=strategy)
     np.testing.assert_array_equal(gpu.values, cpu.values)
+
+
+@numba.njit
+def _is_even(v, state):
+    return v % 2 == 0
+
+
+@numba.njit
+def _mark(v, state):
+    state[0][v] = 2 * v
+
+
+@numba.njit
+def _weighted_in(v, u, w, state):
+    return state[0][u] * w
+
+
+EVEN = Functor("is_even", _is_even, "return v % 2 == 0;")
+MARK = Functor("mark", _mark, "s0[v] = 2 * v;")
+WEIGHTED_IN = Functor("weighted_in", _weighted_in, "return s0[u] * (double)w;")
+
+
+@pytest.mark.parametrize("monoid", ["sum", "min", "max"])
+def test_filter_for_each_and_neighbor_reduce(monoid):
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    g = gg.load("rmat:10:8:w")
+    cpu, gpu = get_backend("cpu"), get_backend("cuda")
+    n = g.num_vertices
+    x = np.random.default_rng(3).random(n)
+    ref = cpu.neighbor_reduce(cpu.graph(g), WEIGHTED_IN, (x,), monoid)
+    got = gpu.neighbor_reduce(gpu.graph(g), WEIGHTED_IN, (cp.asarray(x),), monoid)
+    np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=1e-12)
+    frontier = Frontier.from_vertices(cp.arange(0, n, 3, dtype=cp.int32), n, dtype=cp.int32)
+    kept = gpu.filter(frontier, EVEN, (cp.zeros(1, dtype=cp.int32),))
+    assert sorted(cp.asnumpy(kept.vertices()).tolist()) == [v for v in range(0, n, 3) if v % 2 == 0]
+    marks = cp.zeros(n, dtype=cp.int64)
+    gpu.for_each_vertex(None, MARK, (marks,), num_vertices=n)
+    np.testing.assert_array_equal(cp.asnumpy(marks), 2 * np.arange(n))
+    marks.fill(0)
+    gpu.for_each_vertex(frontier, MARK, (marks,))
+    expected = np.zeros(n, dtype=np.int64)
+    expected[::3] = 2 * np.arange(0, n, 3)
+    np.testing.assert_array_equal(cp.asnumpy(marks), expected)

@@ -84,12 +84,13 @@ def run_program(
     strategy: Any = "auto",
     max_rounds: int = 1_000_000,
     after_round: Callable[[Any, Any], Frontier | None] | None = None,
+    phase: str = "",
 ) -> ProgramRun:
     """Run `program` on `graph` from the given initial values/buffers; `active` lists the first worklist (None: all).
 
     Each round the controller picks a Strategy (see engine.controller); the run ends when the worklist is empty or
     after max_rounds. `after_round(backend, state)` runs between rounds (e.g. PageRank spreading dangling mass); a
-    Frontier it returns joins the next worklist.
+    Frontier it returns joins the next worklist. `phase` labels the trace rows.
     """
     be = get_backend(backend)
     G = be.graph(graph)
@@ -115,7 +116,7 @@ def run_program(
         controller.observe(decision, info, seconds)
         trace.add(strategy=str(decision.strategy), path=decision.strategy.path, frontier_vertices=info.frontier_vertices,
                   frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
-                  decision=decision.decision, reason=decision.reason)
+                  decision=decision.decision, reason=decision.reason, phase=phase)
         worklist = next_worklist
         rounds += 1
     return ProgramRun(trace, state, be)

@@ -52,10 +52,11 @@ from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
 from ..frontier import Frontier
-from ..functor import Functor
+from ..functor import Functor, cpu_functor
 from ..operators import ACTIVATE, STOP
+from ..program import VertexProgram, run_program
 from ..results import SSSPResult
-from ._common import predecessors_from_distances, resolve_source
+from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
 from .bfs import bfs
 
 __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
@@ -152,6 +153,24 @@ TIGHT_CANDIDATE = Functor("sssp_tight_candidate", _tight_candidate, "return leve
 TIGHT_PARENT = Functor("sssp_tight_parent", _tight_parent,
                        "if (dist[u] + w == dist[v] && level[u] == level[v] - 1) {"
                        " pred[v] = u; return ACTIVATE | STOP; } return 0;")
+@cpu_functor
+def _add_weight(message, weight, params):  # pragma: no cover - numba
+    return message + weight
+
+
+@cpu_functor
+def _never_settled(value, params):  # pragma: no cover - numba
+    return False
+
+
+# Bellman-Ford as a SEP-Graph vertex program: the distance is the value, an edge adds its weight, the buffer keeps the
+# minimum; no vertex is settled before the end (a label can still fall).
+BELLMAN_FORD = VertexProgram(
+    name="sssp_bellman_ford", kind="traversal", accumulate="min", compute=APPLY_SMALLER,
+    edge=Functor("sssp_add_weight", _add_weight, "return message + (double)weight;"),
+    settled=Functor("sssp_never_settled", _never_settled, "return false;"),
+)
+
 UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];")
 
 
@@ -241,24 +260,42 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     be = get_backend(backend)
     G = be.graph(graph)
     n = graph.num_vertices
+    if method == "bellman_ford":
+        dist, trace = bellman_ford(be, graph, s, strategy)
+    else:
+        dist, trace = delta_stepping(be, G, graph, s, delta, mean, positive, strategy)
+    if low > 0:
+        pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
+    else:
+        pred = tight_tree(be, G, dist, s)
+    return SSSPResult(be.to_host(dist), be.to_host(pred), trace=trace, graph=graph, seconds=time.perf_counter() - start)
+
+
+def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
+    """Bellman-Ford as a vertex program: rounds of relaxation under the controller's path until nothing improves
+    (async push is Bellman-Ford-Moore's FIFO label-correcting queue)."""
+    xp = be.xp
+    values = xp.full(graph.num_vertices, np.inf)
+    buffers = xp.full(graph.num_vertices, np.inf)
+    buffers[s] = 0.0
+    run = run_program(BELLMAN_FORD, graph, values, buffers, np.array([s]), backend=be, strategy=strategy,
+                      phase="bellman-ford")
+    run.trace.algorithm = "sssp"
+    return run.state.value, run.trace
+
+
+def delta_stepping(be: Any, G: Any, graph: Any, s: int, delta: float | None, mean: float, positive: float,
+                   strategy: Any) -> tuple[Any, Trace]:
+    """Near-far delta-stepping under the traversal controller; see the module notes."""
+    n = graph.num_vertices
     controller = make_controller(strategy, graph, "traversal")
     if isinstance(controller, TraversalController):
         controller = LabelCorrectingTraversal(controller, graph)
     trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name)
     near = Frontier.from_vertices(be.xp.asarray([s], dtype=np.int64), n)
     first = controller.choose(IterationInfo(0, 1, near.out_edges(G.out_degree), n, graph.num_arcs))
-    if method == "bellman_ford":
-        width, phase = math.inf, "bellman-ford"
-    elif delta is None:
-        width, phase = default_delta(graph, mean, positive, first.strategy.sync), "near"
-    else:
-        width, phase = float(delta), "near"
-    dist = near_far(be, G, graph, near, width, controller, first, trace, phase)
-    if low > 0:
-        pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
-    else:
-        pred = tight_tree(be, G, dist, s)
-    return SSSPResult(be.to_host(dist), be.to_host(pred), trace=trace, graph=graph, seconds=time.perf_counter() - start)
+    width = default_delta(graph, mean, positive, first.strategy.sync) if delta is None else float(delta)
+    return near_far(be, G, graph, near, width, controller, first, trace, "near"), trace
 
 
 def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controller: Any, first: Any, trace: Trace,

@@ -2,7 +2,8 @@
 
 On the CPU the Strategy fields direction, drive and sync take effect; frontier kind, balance, supports, dedup and
 lookup shape GPU kernels only: they are validated by Strategy and recorded in the trace, and the CPU always removes
-duplicates exactly (a test-and-set per vertex) so frontier sizes are the same on every path.
+duplicates exactly (a test-and-set per vertex) so frontier sizes are the same on every path. filter, for_each_vertex
+and neighbor_reduce accept a strategy for the same contract; a vertex-parallel loop has no path to choose on the CPU.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ class CpuBackend:
         return Frontier.from_mask(next_mask)
 
     # --------------------------------------------------------------------------------------------------- filter etc.
-    def filter(self, frontier: Frontier, predicate: Any, state: tuple) -> Frontier:
+    def filter(self, frontier: Frontier, predicate: Any, state: tuple, strategy: Any = None) -> Frontier:
         """The frontier's vertices for which predicate(v, state) holds (same representation)."""
         p = cpu_function(predicate)
         if frontier.is_dense:
@@ -128,7 +129,8 @@ class CpuBackend:
         ops.filter_queue(frontier.queue, p, state, keep)
         return Frontier.from_vertices(frontier.queue[keep], frontier.num_vertices)
 
-    def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None) -> None:
+    def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None,
+                        strategy: Any = None) -> None:
         """functor(v, state) for every vertex of the frontier (every vertex when frontier is None)."""
         f = cpu_function(functor)
         if frontier is None:
@@ -137,7 +139,8 @@ class CpuBackend:
             ops.for_each_queue(frontier.vertices(), f, state)
 
     def neighbor_reduce(
-        self, G: CpuGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in", out: Any = None
+        self, G: CpuGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in", out: Any = None,
+        strategy: Any = None,
     ) -> np.ndarray:
         """out[v] = sum/min/max over v's in- (or out-) neighbours u of map_fn(v, u, w, state): a topology-driven
         gather such as PageRank's pull."""

@@ -333,7 +333,7 @@ class CudaBackend:
         return Frontier.from_mask(next_mask.view(cp.bool_))
 
     # --------------------------------------------------------------------------------------------------- filter etc.
-    def filter(self, frontier: Frontier, predicate: Any, state: tuple) -> Frontier:
+    def filter(self, frontier: Frontier, predicate: Any, state: tuple, strategy: Any = None) -> Frontier:
         cp = self.xp
         module = self._functor_module(predicate, "vertex_predicate", state)
         vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)
@@ -347,7 +347,8 @@ class CudaBackend:
             return Frontier.from_mask(mask)
         return Frontier.from_vertices(kept, frontier.num_vertices, dtype=cp.int32)
 
-    def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None) -> None:
+    def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None,
+                        strategy: Any = None) -> None:
         cp = self.xp
         module = self._functor_module(functor, "vertex", state)
         if frontier is None:
@@ -361,7 +362,7 @@ class CudaBackend:
             rt.launch(module.get_function("each"), count, args + state)
 
     def neighbor_reduce(self, G: CudaGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in",
-                        out: Any = None) -> Any:
+                        out: Any = None, strategy: Any = None) -> Any:
         cp = self.xp
         codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
         if monoid not in codes:
