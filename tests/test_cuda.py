@@ -151,3 +151,38 @@ def test_filter_for_each_and_neighbor_reduce(monoid):
     expected = np.zeros(n, dtype=np.int64)
     expected[::3] = 2 * np.arange(0, n, 3)
     np.testing.assert_array_equal(cp.asnumpy(marks), expected)
+
+
+@numba.njit
+def _always(u, v, w, state):
+    return True
+
+
+ALWAYS = Functor("always", _always, "return true;")
+
+
+@pytest.mark.parametrize("dedup,balance", [("none", "warp_scan"), ("warp_hash", "warp_scan"), ("block", "vertex_group"),
+                                           ("atomic", "warp_scan")])
+def test_duplicate_removal_techniques_are_distinct(dedup, balance):
+    """A frontier holding each vertex 32 times in a row: after-load removal keeps one per warp (warp_hash) or per
+    block (block), emission-time removal (atomic) emits each vertex once, none emits every copy's edges."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("grid:16:16")
+    G = be.graph(g)
+    vertices = np.repeat(np.arange(8, dtype=np.int32), 32)
+    frontier = Frontier.from_vertices(cp.asarray(vertices), g.num_vertices, dtype=cp.int32)
+    out = be.advance(G, frontier, ALWAYS, Strategy(balance=balance, dedup=dedup), (cp.zeros(1, dtype=cp.int32),))
+    edges_once = int(g.out_degree()[:8].sum())
+    emitted = out.size
+    if dedup == "none":
+        assert emitted == 32 * edges_once
+    elif dedup == "atomic":
+        assert emitted == len(set(g.indices[g.offsets[0]:g.offsets[8]].tolist()))
+    elif dedup == "warp_hash":
+        assert emitted == edges_once  # each warp held 32 copies of one vertex
+    else:
+        assert edges_once <= emitted < 32 * edges_once

@@ -23,8 +23,9 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
             three_stage   MultiGraphS: deg % 32 by virtual warps of 4, the next % 256 by warps, the rest by the CTA
 supports    warp_gather, block_gather, supplementary_queues  (Busato: thresholds warp size, block size, half the
             device's resident threads)
-dedup       none, warp_hash (after frontier load, warp level), block (after frontier load, block level),
-            atomic (atomicCAS test-and-set: exact, costly)
+dedup       none, warp_hash (after frontier load, warp level: __match_any_sync), block (after frontier load,
+            block level: a shared hash table; both need a balancer that loads one vertex per thread), atomic
+            (test-and-set on emission: exact, costly)
 lookup      status   plain status array
             bitmask  one visited bit per vertex (L2-resident; good with random vertex labels)
 
@@ -94,6 +95,9 @@ class Strategy:
             raise StrategyError("warp/block gathering and supplementary queues balance push expansion, not pull")
         if self.dedup != "none" and (self.frontier not in QUEUE_FRONTIERS or self.drive == "topology"):
             raise StrategyError("duplicate removal applies to a data-driven queue frontier (vertex_queue/edge_queue)")
+        if self.dedup in ("warp_hash", "block") and self.balance not in ("vertex_group", "twc", "warp_scan"):
+            raise StrategyError(f"dedup={self.dedup} removes duplicates as each thread loads one frontier vertex: it needs "
+                                "balance=vertex_group, twc or warp_scan")
         if self.balance != "vertex_group" and self.group_size != 32:
             raise StrategyError(f"group_size applies to balance=vertex_group only, not balance={self.balance}")
 

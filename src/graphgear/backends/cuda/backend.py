@@ -18,8 +18,11 @@ from ...frontier import Frontier
 from . import runtime as rt
 from .runtime import cupy
 
-MODES = {"none": 0, "atomic": 1, "warp_hash": 1, "block": 1}  # warp_hash/block run the exact test-and-set for now
+# dedup: "atomic" removes duplicates exactly when a vertex is emitted (test-and-set on a bitmap); "warp_hash" and
+# "block" remove them after the next frontier is loaded, inside a warp or a block (kernels/advance.cuh)
+MODES = {"none": 0, "atomic": 1, "warp_hash": 0, "block": 0}
 SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
+DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
@@ -45,7 +48,7 @@ _ADVANCE_BODIES = {
     "adv_vg4": "gg_advance_vertex_group<4>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_vg16": "gg_advance_vertex_group<16>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_vg32": "gg_advance_vertex_group<32>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
-    "adv_twc": "gg_advance_twc(offsets, indices, weights, weighted, queue, qsize, f, out);",
+    "adv_twc": "gg_advance_twc(offsets, indices, weights, weighted, queue, qsize, f, out, supports & 12);",
     "adv_warp_scan": "gg_advance_warp_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_merge_path": "gg_advance_merge_path(offsets, indices, weights, weighted, queue, qsize, scan, chunk, f, out);",
     "adv_three_stage": "gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out);",
@@ -233,13 +236,16 @@ class CudaBackend:
         n = G.num_vertices
         dense_out = strategy.frontier in ("bitmap", "boolmap")
         mode = 2 if dense_out else MODES[strategy.dedup]
-        out_queue = self._buffer("out_queue", max(n, 1), cp.int32)
+        # without exact removal on emission a vertex may be emitted once per in-edge from the frontier: room for every
+        # out-edge of the frontier (exact removal emits each vertex at most once)
+        capacity = n if mode != 0 else max(n, frontier.out_edges(G.out_degree))
+        out_queue = self._buffer("out_queue", max(capacity, 1), cp.int32)
         mask = cp.zeros(n if dense_out else 1, dtype=cp.uint8)
         dedup_bits = self._buffer("dedup_bits", (n + 31) // 32 + 1, cp.uint32) if mode == 1 else self._buffer("nobits", 1, cp.uint32)
         if mode == 1:
             dedup_bits.fill(0)
         self._counter.reset()
-        supports = sum(SUPPORT_BITS[s] for s in strategy.supports if s in SUPPORT_BITS)
+        supports = sum(SUPPORT_BITS[s] for s in strategy.supports if s in SUPPORT_BITS) + DEDUP_BITS.get(strategy.dedup, 0)
         tail = state if not program_args else program_args
         if strategy.drive == "topology" or frontier.is_dense:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)

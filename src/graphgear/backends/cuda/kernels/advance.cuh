@@ -68,6 +68,33 @@ __device__ __forceinline__ void gg_gather(const i64* offsets, const int* indices
     }
 }
 
+// Duplicate removal after frontier load: each thread holds one queue entry u (-1: none) and drops it when another
+// thread holding the same id wins. Warp level: __match_any_sync groups the lanes with equal ids, the lowest keeps it
+// (exact within a warp). Block level: a shared hash table of 2 x blockDim slots; every thread writes its index at
+// hash(u), reads the winner back and drops u when the winner holds the same id (collisions only let duplicates
+// through, never drop a unique id). Every thread of the block must call it (barriers inside).
+__device__ __forceinline__ int gg_dedup_loaded(int u, int supports) {
+    if (supports & GG_DEDUP_WARP) {
+        const u32 same = __match_any_sync(GG_FULL_MASK, u);
+        if (u >= 0 && (__ffs(same) - 1) != gg_lane()) u = -1;
+    }
+    if (supports & GG_DEDUP_BLOCK) {
+        __shared__ int s_slot[2 * GG_BLOCK];
+        __shared__ int s_id[GG_BLOCK];
+        const int h = u >= 0 ? (int)(((u32)u * 2654435761u) % (2u * blockDim.x)) : 0;
+        s_id[threadIdx.x] = u;
+        __syncthreads();
+        if (u >= 0) s_slot[h] = threadIdx.x;
+        __syncthreads();
+        if (u >= 0) {
+            const int winner = s_slot[h];
+            if (winner != (int)threadIdx.x && s_id[winner] == u) u = -1;
+        }
+        __syncthreads();
+    }
+    return u;
+}
+
 template <int G, class F>
 __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
                                         const int* queue, int qsize, F f, GGOut out, int supports) {
@@ -76,6 +103,7 @@ __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, 
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         const int idx = base + threadIdx.x;
         int u = idx < qsize ? queue[idx] : -1;
+        if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
         i64 start = u >= 0 ? offsets[u] : 0;
         i64 end = u >= 0 ? offsets[u + 1] : 0;
         gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
@@ -96,10 +124,10 @@ __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, 
 
 template <class F>
 __device__ void gg_advance_twc(const i64* offsets, const int* indices, const float* weights, int weighted,
-                               const int* queue, int qsize, F f, GGOut out) {
+                               const int* queue, int qsize, F f, GGOut out, int dedup) {
     // CTA bin, warp bin, thread bin: the vertex_group<1> kernel with both gathering supports is exactly TWC.
     gg_advance_vertex_group<1, F>(offsets, indices, weights, weighted, queue, qsize, f, out,
-                                  GG_WARP_GATHER | GG_BLOCK_GATHER);
+                                  GG_WARP_GATHER | GG_BLOCK_GATHER | dedup);
 }
 
 template <class F>
@@ -113,10 +141,11 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         const int idx = base + threadIdx.x;
-        const int u = idx < qsize ? queue[idx] : -1;
+        int u = idx < qsize ? queue[idx] : -1;
+        if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
         i64 start = u >= 0 ? offsets[u] : 0;
         i64 end = u >= 0 ? offsets[u + 1] : 0;
-        if (supports) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
+        if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         const i64 degree = end - start;
         i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
         #pragma unroll

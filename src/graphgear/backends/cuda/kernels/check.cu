@@ -42,7 +42,8 @@ extern "C" __global__ void check_advance(const i64* offsets, const int* indices,
     gg_advance_vertex_group<4>(offsets, indices, weights, 1, queue, qsize, f, out, 0);
     gg_advance_vertex_group<16>(offsets, indices, weights, 1, queue, qsize, f, out, 0);
     gg_advance_vertex_group<32>(offsets, indices, weights, 1, queue, qsize, f, out, 0);
-    gg_advance_twc(offsets, indices, weights, 1, queue, qsize, f, out);
+    gg_advance_twc(offsets, indices, weights, 1, queue, qsize, f, out, GG_DEDUP_WARP);
+    gg_advance_vertex_group<4>(offsets, indices, weights, 1, queue, qsize, f, out, GG_DEDUP_BLOCK);
     gg_advance_warp_scan(offsets, indices, weights, 1, queue, qsize, f, out, GG_WARP_GATHER | GG_BLOCK_GATHER);
     gg_advance_merge_path(offsets, indices, weights, 1, queue, qsize, scan, 1024, f, out);
     gg_advance_three_stage(offsets, indices, weights, 1, queue, qsize, f, out);
@@ -64,7 +65,7 @@ extern "C" __global__ void check_program(const i64* offsets, const int* indices,
     ExampleProgram p{params};
     gg_program_compute(queue, qsize, offsets, value, buffer, message, send, p);
     GGProgramPush<ExampleProgram> push{message, buffer, GG_MIN, p};
-    gg_advance_twc(offsets, indices, weights, 0, queue, qsize, push, out);
+    gg_advance_twc(offsets, indices, weights, 0, queue, qsize, push, out, 0);
     GGProgramCandidate<ExampleProgram> cand{value, 1, p};
     GGProgramPull<ExampleProgram> pull{message, buffer, GG_MIN, 1, p};
     gg_pull_vertex_group<1>(offsets, indices, weights, 0, bits, 0, qsize, cand, pull, next);

@@ -19,6 +19,9 @@ typedef unsigned int u32;
 // supports (Busato & Bombieri): cooperative expansion of high-degree vertices
 #define GG_WARP_GATHER 1
 #define GG_BLOCK_GATHER 2
+// duplicate removal after frontier load (Busato & Bombieri): warp level or block level
+#define GG_DEDUP_WARP 4
+#define GG_DEDUP_BLOCK 8
 
 __device__ __forceinline__ int gg_lane() { return threadIdx.x & 31; }
 
