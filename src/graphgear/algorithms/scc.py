@@ -277,7 +277,7 @@ class _Run:
     def propagate(self, G: Any, frontier: Frontier, value: Any, group: Any, cap: int, controller: Controller,
                   phase: str, what: str) -> None:
         """Max-label propagation from `frontier` over G's arcs, restricted to remaining vertices of one group."""
-        be, n = self.be, self.n
+        be = self.be
         state = (value, self.alive, group, be.xp.asarray([cap], dtype=np.int64))
         left = self.remaining()  # the traversal runs on the remaining subgraph: its |V| for the controller's beta rule
         it = 0

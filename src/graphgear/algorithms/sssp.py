@@ -259,7 +259,6 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
 
     be = get_backend(backend)
     G = be.graph(graph)
-    n = graph.num_vertices
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, graph, s, strategy)
     else:
