@@ -25,8 +25,52 @@ from .atomics import atomic_add, atomic_cas
 
 
 @numba.njit(inline="always", nogil=True)
-def _weight(weights, k, weighted):  # pragma: no cover - numba
+def weight_of(weights, k, weighted):  # pragma: no cover - numba
+    """The weight of arc k, or 1 for an unweighted graph."""
     return weights[k] if weighted else 1.0
+
+
+_weight = weight_of
+
+
+@numba.njit(inline="always", nogil=True)
+def fifo_start(worklist, queued, n):  # pragma: no cover - numba
+    """A FIFO ring of capacity n + 1 holding each worklist vertex once (queued[v] marks membership): (ring, tail)."""
+    ring = np.empty(n + 1, dtype=np.int64)
+    tail = 0
+    for i in range(worklist.shape[0]):
+        v = worklist[i]
+        if queued[v] == 0:
+            queued[v] = 1
+            ring[tail] = v
+            tail += 1
+    return ring, tail
+
+
+@numba.njit(inline="always", nogil=True)
+def fifo_push(ring, tail, v, queued):  # pragma: no cover - numba
+    """Append v unless it is already queued; returns the new tail (the ring wraps at its capacity)."""
+    if queued[v] == 0:
+        queued[v] = 1
+        ring[tail] = v
+        tail = tail + 1 if tail + 1 < ring.shape[0] else 0
+    return tail
+
+
+@numba.njit(inline="always", nogil=True)
+def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state, next_mask, sweep):  # pragma: no cover
+    """Scan v's in-edges from active sources (in a sweep, sources activated earlier in it count); returns edges scanned."""
+    scanned = 0
+    for k in range(t_offsets[v], t_offsets[v + 1]):
+        u = t_indices[k]
+        if all_active or active[u] or (sweep and next_mask[u]):
+            scanned += 1
+            r = functor(v, u, _weight(t_weights, k, weighted), state)
+            if r & ACTIVATE:
+                next_mask[v] = True
+            if r & STOP:
+                break
+    return scanned
 
 
 @numba.njit(parallel=True, nogil=True)
@@ -57,31 +101,20 @@ def advance_mask(offsets, indices, weights, weighted, mask, functor, state, next
 def advance_async(offsets, indices, weights, weighted, worklist, functor, state, queued):  # pragma: no cover
     """Async push: drain one FIFO worklist, activated vertices join the same worklist at once. Returns
     (vertices expanded, edges visited)."""
-    n = offsets.shape[0] - 1
-    cap = n + 1
-    ring = np.empty(cap, dtype=np.int64)
+    ring, tail = fifo_start(worklist, queued, offsets.shape[0] - 1)
     head = 0
-    tail = 0
-    for i in range(worklist.shape[0]):
-        v = worklist[i]
-        if queued[v] == 0:
-            queued[v] = 1
-            ring[tail] = v
-            tail += 1
     expanded = 0
     visited = 0
     while head != tail:
         u = ring[head]
-        head = head + 1 if head + 1 < cap else 0
+        head = head + 1 if head + 1 < ring.shape[0] else 0
         queued[u] = 0
         expanded += 1
         for k in range(offsets[u], offsets[u + 1]):
             v = indices[k]
             visited += 1
-            if functor(u, v, _weight(weights, k, weighted), state) and queued[v] == 0:
-                queued[v] = 1
-                ring[tail] = v
-                tail = tail + 1 if tail + 1 < cap else 0
+            if functor(u, v, _weight(weights, k, weighted), state):
+                tail = fifo_push(ring, tail, v, queued)
     return expanded, visited
 
 
@@ -91,17 +124,9 @@ def pull_mask(t_offsets, t_indices, t_weights, weighted, active, all_active, can
     scanned = 0
     for v in numba.prange(t_offsets.shape[0] - 1):
         next_mask[v] = False
-        if not candidate(v, state):
-            continue
-        for k in range(t_offsets[v], t_offsets[v + 1]):
-            u = t_indices[k]
-            if all_active or active[u]:
-                scanned += 1
-                r = functor(v, u, _weight(t_weights, k, weighted), state)
-                if r & ACTIVATE:
-                    next_mask[v] = True
-                if r & STOP:
-                    break
+        if candidate(v, state):
+            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state,
+                                  next_mask, False)
     return scanned
 
 
@@ -111,17 +136,9 @@ def pull_async(t_offsets, t_indices, t_weights, weighted, active, all_active, ca
     scanned = 0
     for v in range(t_offsets.shape[0] - 1):
         next_mask[v] = False
-        if not candidate(v, state):
-            continue
-        for k in range(t_offsets[v], t_offsets[v + 1]):
-            u = t_indices[k]
-            if all_active or active[u] or next_mask[u]:
-                scanned += 1
-                r = functor(v, u, _weight(t_weights, k, weighted), state)
-                if r & ACTIVATE:
-                    next_mask[v] = True
-                if r & STOP:
-                    break
+        if candidate(v, state):
+            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state,
+                                  next_mask, True)
     return scanned
 
 

@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from .atomics import atomic_add, atomic_cas, atomic_fadd, bits_float, float_bits
+from .operators import fifo_push, fifo_start, weight_of
 
 MIN, MAX, SUM, OR = 0, 1, 2, 3
 MONOIDS = {"min": MIN, "max": MAX, "sum": SUM, "or": OR}
@@ -94,7 +95,7 @@ def push_sync(
         m = message[u]
         for k in range(offsets[u], offsets[u + 1]):
             v = indices[k]
-            w = weights[k] if weighted else 1.0
+            w = weight_of(weights, k, weighted)
             if atomic_accumulate(monoid, buffer, bits, v, edge(m, w, params)):
                 if touched[v] == 0 and atomic_cas(touched, v, 0, 1) == 0:
                     out[atomic_add(counter, 0, 1)] = v
@@ -115,7 +116,7 @@ def pull_sync(
         for k in range(t_offsets[v], t_offsets[v + 1]):
             u = t_indices[k]
             if sender[u]:
-                c = edge(message[u], weights_or_one(t_weights, k, weighted), params)
+                c = edge(message[u], weight_of(t_weights, k, weighted), params)
                 if improves(monoid, acc, c):
                     acc = combine(monoid, acc, c)
                     changed = True
@@ -124,11 +125,6 @@ def pull_sync(
         if changed:
             buffer[v] = acc
             touched[v] = 1
-
-
-@numba.njit(inline="always", nogil=True)
-def weights_or_one(weights, k, weighted):  # pragma: no cover - numba
-    return weights[k] if weighted else 1.0
 
 
 # ---------------------------------------------------------------------------------------------------------- async
@@ -140,22 +136,13 @@ def push_async_data(
 ):  # pragma: no cover - numba
     """Drain one FIFO worklist: a vertex computes when it leaves the queue and pushes at once (updates visible
     immediately). Returns (vertices computed, edges pushed)."""
-    n = value.shape[0]
-    ring = np.empty(n + 1, dtype=np.int64)
+    ring, tail = fifo_start(worklist, queued, value.shape[0])
     head = 0
-    tail = 0
-    for i in range(worklist.shape[0]):
-        v = worklist[i]
-        if queued[v] == 0:
-            queued[v] = 1
-            ring[tail] = v
-            tail += 1
     computed = 0
     pushed = 0
-    cap = n + 1
     while head != tail:
         u = ring[head]
-        head = head + 1 if head + 1 < cap else 0
+        head = head + 1 if head + 1 < ring.shape[0] else 0
         queued[u] = 0
         value[u], buffer[u], message[u], send = compute(value[u], buffer[u], degree[u], params)
         computed += 1
@@ -164,14 +151,11 @@ def push_async_data(
         m = message[u]
         for k in range(offsets[u], offsets[u + 1]):
             v = indices[k]
-            c = edge(m, weights[k] if weighted else 1.0, params)
+            c = edge(m, weight_of(weights, k, weighted), params)
             pushed += 1
             if improves(monoid, buffer[v], c):
                 buffer[v] = combine(monoid, buffer[v], c)
-                if queued[v] == 0:
-                    queued[v] = 1
-                    ring[tail] = v
-                    tail = tail + 1 if tail + 1 < cap else 0
+                tail = fifo_push(ring, tail, v, queued)
     return computed, pushed
 
 
@@ -188,7 +172,7 @@ def push_async_topology(offsets, indices, weights, weighted, value, buffer, mess
         m = message[u]
         for k in range(offsets[u], offsets[u + 1]):
             v = indices[k]
-            c = edge(m, weights[k] if weighted else 1.0, params)
+            c = edge(m, weight_of(weights, k, weighted), params)
             pushed += 1
             if improves(monoid, buffer[v], c):
                 buffer[v] = combine(monoid, buffer[v], c)
@@ -209,7 +193,7 @@ def pull_async(
             continue
         acc = buffer[v]
         for k in range(t_offsets[v], t_offsets[v + 1]):
-            c = edge(message[t_indices[k]], t_weights[k] if weighted else 1.0, params)
+            c = edge(message[t_indices[k]], weight_of(t_weights, k, weighted), params)
             scanned += 1
             if improves(monoid, acc, c):
                 acc = combine(monoid, acc, c)
