@@ -14,11 +14,16 @@ __all__ = ["Functor", "cpu_function", "cpu_functor"]
 
 @dataclass(frozen=True)
 class Functor:
-    """A named functor: ``cpu`` is a numba-jitted function, ``cuda`` the CUDA C++ source of the same function."""
+    """A named functor: ``cpu`` is a numba-jitted function, ``cuda`` the CUDA C++ source of the same function.
+
+    ``state`` names the state arrays as the CUDA body reads them (``("level", "sigma")``: ``level[v]``,
+    ``sigma[u]``); without it they are ``s0, s1, ...``. A scalar travels as a one-element array (``depth[0]``).
+    """
 
     name: str
     cpu: Any
     cuda: str | None = None
+    state: tuple[str, ...] | None = None
 
     def __call__(self, *args: Any) -> Any:
         """Call the CPU version (handy in tests and inside other numba code via `.cpu`)."""

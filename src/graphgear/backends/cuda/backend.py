@@ -16,7 +16,9 @@ import numpy as np
 from ...errors import StrategyError
 from ...frontier import Frontier
 from . import runtime as rt
+from . import sources
 from .runtime import cupy
+from .sources import ADVANCE_KERNELS, MERGE_PATH_CHUNK
 
 # dedup: "atomic" removes duplicates exactly when a vertex is emitted (test-and-set on a bitmap); "warp_hash" and
 # "block" remove them after the next frontier is loaded, inside a warp or a block (kernels/advance.cuh)
@@ -25,74 +27,7 @@ SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
-MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
 
-_ADVANCE_KERNELS = {
-    ("vertex_group", 1): "adv_vg1",
-    ("vertex_group", 4): "adv_vg4",
-    ("vertex_group", 16): "adv_vg16",
-    ("vertex_group", 32): "adv_vg32",
-    ("twc", 32): "adv_twc",
-    ("warp_scan", 32): "adv_warp_scan",
-    ("merge_path", 32): "adv_merge_path",
-    ("three_stage", 32): "adv_three_stage",
-}
-
-_ADVANCE_ARGS = (
-    "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
-    "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
-    "const unsigned char* active, int n"
-)
-_ADVANCE_BODIES = {
-    "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
-    "adv_vg4": "gg_advance_vertex_group<4>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
-    "adv_vg16": "gg_advance_vertex_group<16>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
-    "adv_vg32": "gg_advance_vertex_group<32>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
-    "adv_twc": "gg_advance_twc(offsets, indices, weights, weighted, queue, qsize, f, out, supports & 12);",
-    "adv_warp_scan": "gg_advance_warp_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
-    "adv_merge_path": "gg_advance_merge_path(offsets, indices, weights, weighted, queue, qsize, scan, chunk, f, out);",
-    "adv_three_stage": "gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out);",
-    "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
-}
-_PULL_ARGS = (
-    "const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted, const u32* bits, int all_active, "
-    "int n, unsigned char* next"
-)
-_PULL_GROUPS = (1, 4, 16, 32)
-
-
-def _advance_wrappers(setup: str, extra: str) -> str:
-    out = []
-    for name, body in _ADVANCE_BODIES.items():
-        out.append(
-            f'extern "C" __global__ void __launch_bounds__(256) {name}({_ADVANCE_ARGS}{extra}) {{\n'
-            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n    {body}\n}}\n"
-        )
-    return "".join(out)
-
-
-def _pull_wrappers(setup: str, extra: str) -> str:
-    return "".join(
-        f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({_PULL_ARGS}{extra}) {{\n'
-        f"    {setup}\n    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, next);\n}}\n"
-        for g in _PULL_GROUPS
-    )
-
-
-_UTILITY_SOURCE = """
-#include "pull.cuh"
-extern "C" __global__ void mask_to_bits(const unsigned char* mask, int n, u32* bits) { gg_mask_to_bits(mask, n, bits); }
-extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* queue, u32* counter) {
-    gg_mask_to_queue(mask, n, queue, counter);
-}
-extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
-extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
-        const int v = queue[i];
-        atomicAnd(&bits[v >> 5], ~(1u << (v & 31)));
-    }
-}
-"""
 
 
 @dataclass
@@ -141,7 +76,7 @@ class CudaBackend:
 
     def __init__(self) -> None:
         self.xp = cupy()
-        self._utility = rt.compile_module(_UTILITY_SOURCE, ())
+        self._utility = rt.compile_module(sources.UTILITY_SOURCE, ())
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
@@ -185,47 +120,17 @@ class CudaBackend:
 
     # --------------------------------------------------------------------------------------------------- modules
     def _functor_module(self, functor: Any, role: str, state: tuple, extra_roles: tuple = ()) -> Any:
-        if getattr(functor, "cuda", None) is None:
-            raise StrategyError(f"functor {getattr(functor, 'name', functor)!r} has no CUDA version; it runs on the CPU only")
-        types = rt.state_signature(state)
-        src = ['#include "advance.cuh"\n#include "pull.cuh"\n']
-        src.append(rt.functor_struct("GGF", role, functor.cuda, types))
-        for struct, (other_role, other) in extra_roles:
-            src.append(rt.functor_struct(struct, other_role, other.cuda, types))
-        setup_members = rt.state_init(types)
-        params = rt.state_params(types)
-        if role == "advance":
-            src.append(_advance_wrappers(f"GGF f{{{setup_members}}};", params))
-        elif role == "pull":
-            src.append(_pull_wrappers(f"GGF f{{{setup_members}}}; GGC c{{{setup_members}}};", params))
-        elif role in ("vertex", "vertex_predicate"):
-            src.append(
-                f'extern "C" __global__ void each(const int* vertices, int count, unsigned char* keep{params}) {{\n'
-                f"    GGF f{{{setup_members}}};\n"
-                "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {\n"
-                "        const int v = vertices ? vertices[i] : i;\n"
-                + ("        keep[i] = f(v) ? 1 : 0;\n" if role == "vertex_predicate" else "        f(v);\n")
-                + "    }\n}\n"
-            )
-        elif role == "reduce":
-            src.append(
-                f'extern "C" __global__ void reduce(const i64* offsets, const int* indices, const float* weights, int weighted, '
-                f"int n, int monoid, double identity, int per_warp, double* out{params}) {{\n"
-                f"    GGF f{{{setup_members}}};\n"
-                "    gg_neighbor_reduce(offsets, indices, weights, weighted, n, f, monoid, identity, per_warp, out);\n}\n"
-            )
-        return rt.compile_module("".join(src), ())
+        return rt.compile_module(sources.functor_module(functor, role, rt.state_signature(state), extra_roles), ())
 
     # --------------------------------------------------------------------------------------------------- advance
     def _advance_kernel(self, module: Any, strategy: Any) -> tuple[Any, str]:
         key = (strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)
-        name = _ADVANCE_KERNELS[key]
+        name = ADVANCE_KERNELS[key]
         return module.get_function(name), name
 
     def advance(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
         """Push from the frontier over out-edges with the strategy's load balancer; returns the activated vertices."""
         module = self._functor_module(functor, "advance", state)
-        n = G.num_vertices
         if strategy.sync == "async":
             return self._advance_persistent(G, frontier, module, strategy, state)
         return self._advance_level(G, frontier, module, strategy, state)
@@ -386,30 +291,7 @@ class CudaBackend:
 
     # --------------------------------------------------------------------------------------------------- programs
     def _program_module(self, program: Any) -> Any:
-        for part in (program.compute, program.edge, program.settled):
-            if getattr(part, "cuda", None) is None:
-                raise StrategyError(f"vertex program {program.name!r}: {part.name} has no CUDA version")
-        struct = (
-            "struct GGP {\n    const double* params;\n"
-            "    __device__ __forceinline__ void compute(double& value, double& buffer, i64 degree, double& message, "
-            f"bool& send) const {{\n        message = value; send = false;\n        {{ {program.compute.cuda} }}\n    }}\n"
-            f"    __device__ __forceinline__ double edge(double message, float weight) const {{ {program.edge.cuda} }}\n"
-            f"    __device__ __forceinline__ bool settled(double value) const {{ {program.settled.cuda} }}\n}};\n"
-        )
-        src = ['#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n', struct]
-        src.append(
-            'extern "C" __global__ void __launch_bounds__(256) compute(const int* vertices, int count, const i64* offsets, '
-            "double* value, double* buffer, double* message, unsigned char* send, const double* params) {\n"
-            "    gg_program_compute(vertices, count, offsets, value, buffer, message, send, GGP{params});\n}\n"
-        )
-        src.append(_advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}};",
-                                     ", const double* message, double* buffer, int monoid, const double* params"))
-        src.append(_pull_wrappers(
-            "GGProgramPull<GGP> f{message, buffer, monoid, first_wins, GGP{params}}; "
-            "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
-            ", const double* message, double* buffer, int monoid, int first_wins, const double* value, int skip_settled, "
-            "const double* params"))
-        return rt.compile_module("".join(src), ())
+        return rt.compile_module(sources.program_module(program), ())
 
     def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any) -> CudaProgramState:
         cp = self.xp

@@ -62,9 +62,13 @@ def state_signature(state: tuple) -> tuple[str, ...]:
     return tuple(ctype(a.dtype) for a in state)
 
 
-def functor_struct(struct: str, role: str, body: str, types: tuple[str, ...]) -> str:
-    """C++ source of a functor struct holding pointers s0..sN and a call operator with the given body."""
-    members = "".join(f"    {t}* s{i};\n" for i, t in enumerate(types))
+def functor_struct(struct: str, role: str, body: str, types: tuple[str, ...], names: tuple[str, ...] | None = None) -> str:
+    """C++ source of a functor struct holding the state pointers (named `names`, else s0..sN) and a call operator with
+    the given body. Members are initialised by position, so every functor of a module shares the state tuple."""
+    if names is not None and len(names) != len(types):
+        raise BackendError(f"functor names {len(names)} state arrays ({', '.join(names)}) but is called with {len(types)}")
+    names = names or tuple(f"s{i}" for i in range(len(types)))
+    members = "".join(f"    {t}* {name};\n" for t, name in zip(types, names))
     return f"struct {struct} {{\n{members}    __device__ __forceinline__ {SIGNATURES[role]} {{\n{body}\n    }}\n}};\n"
 
 

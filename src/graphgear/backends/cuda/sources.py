@@ -1,0 +1,162 @@
+"""CUDA C++ source generation (no CuPy needed): the extern "C" wrappers that instantiate the kernel templates of
+kernels/*.cuh around a functor struct or a vertex program, one module per (functor, state signature).
+
+Kept apart from the backend so the sources can be generated and compiled with nvcc on a machine without a GPU
+(tests/test_cuda_sources.py), catching a functor body that does not compile before it reaches the device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import StrategyError
+from . import runtime as rt
+
+MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
+
+ADVANCE_KERNELS = {
+    ("vertex_group", 1): "adv_vg1",
+    ("vertex_group", 4): "adv_vg4",
+    ("vertex_group", 16): "adv_vg16",
+    ("vertex_group", 32): "adv_vg32",
+    ("twc", 32): "adv_twc",
+    ("warp_scan", 32): "adv_warp_scan",
+    ("merge_path", 32): "adv_merge_path",
+    ("three_stage", 32): "adv_three_stage",
+}
+
+_ADVANCE_ARGS = (
+    "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
+    "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
+    "const unsigned char* active, int n"
+)
+_ADVANCE_BODIES = {
+    "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_vg4": "gg_advance_vertex_group<4>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_vg16": "gg_advance_vertex_group<16>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_vg32": "gg_advance_vertex_group<32>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_twc": "gg_advance_twc(offsets, indices, weights, weighted, queue, qsize, f, out, supports & 12);",
+    "adv_warp_scan": "gg_advance_warp_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_merge_path": "gg_advance_merge_path(offsets, indices, weights, weighted, queue, qsize, scan, chunk, f, out);",
+    "adv_three_stage": "gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out);",
+    "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
+}
+_PULL_ARGS = (
+    "const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted, const u32* bits, int all_active, "
+    "int n, unsigned char* next"
+)
+_PULL_GROUPS = (1, 4, 16, 32)
+
+
+def advance_wrappers(setup: str, extra: str) -> str:
+    out = []
+    for name, body in _ADVANCE_BODIES.items():
+        out.append(
+            f'extern "C" __global__ void __launch_bounds__(256) {name}({_ADVANCE_ARGS}{extra}) {{\n'
+            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n    {body}\n}}\n"
+        )
+    return "".join(out)
+
+
+def pull_wrappers(setup: str, extra: str) -> str:
+    return "".join(
+        f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({_PULL_ARGS}{extra}) {{\n'
+        f"    {setup}\n    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, next);\n}}\n"
+        for g in _PULL_GROUPS
+    )
+
+
+UTILITY_SOURCE = """
+#include "pull.cuh"
+extern "C" __global__ void mask_to_bits(const unsigned char* mask, int n, u32* bits) { gg_mask_to_bits(mask, n, bits); }
+extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* queue, u32* counter) {
+    gg_mask_to_queue(mask, n, queue, counter);
+}
+extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
+extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
+        const int v = queue[i];
+        atomicAnd(&bits[v >> 5], ~(1u << (v & 31)));
+    }
+}
+"""
+
+INCLUDES = '#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n'
+
+
+def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles: tuple = ()) -> str:
+    """The module of one functor in a role (advance, pull, vertex, vertex_predicate, reduce) for state arrays of the
+    given C++ types; `extra_roles` adds further structs on the same state (pull: the candidate predicate GGC)."""
+    for f in (functor,) + tuple(other for _, (_, other) in extra_roles):
+        if getattr(f, "cuda", None) is None:
+            raise StrategyError(f"functor {getattr(f, 'name', f)!r} has no CUDA version; it runs on the CPU only")
+    src = [INCLUDES, rt.functor_struct("GGF", role, functor.cuda, types, getattr(functor, "state", None))]
+    for struct, (other_role, other) in extra_roles:
+        src.append(rt.functor_struct(struct, other_role, other.cuda, types, getattr(other, "state", None)))
+    setup_members = rt.state_init(types)
+    params = rt.state_params(types)
+    if role == "advance":
+        src.append(advance_wrappers(f"GGF f{{{setup_members}}};", params))
+    elif role == "pull":
+        src.append(pull_wrappers(f"GGF f{{{setup_members}}}; GGC c{{{setup_members}}};", params))
+    elif role in ("vertex", "vertex_predicate"):
+        src.append(
+            f'extern "C" __global__ void each(const int* vertices, int count, unsigned char* keep{params}) {{\n'
+            f"    GGF f{{{setup_members}}};\n"
+            "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {\n"
+            "        const int v = vertices ? vertices[i] : i;\n"
+            + ("        keep[i] = f(v) ? 1 : 0;\n" if role == "vertex_predicate" else "        f(v);\n")
+            + "    }\n}\n"
+        )
+    elif role == "reduce":
+        src.append(
+            f'extern "C" __global__ void reduce(const i64* offsets, const int* indices, const float* weights, int weighted, '
+            f"int n, int monoid, double identity, int per_warp, double* out{params}) {{\n"
+            f"    GGF f{{{setup_members}}};\n"
+            "    gg_neighbor_reduce(offsets, indices, weights, weighted, n, f, monoid, identity, per_warp, out);\n}\n"
+        )
+    else:
+        raise StrategyError(f"unknown functor role {role!r}")
+    return "".join(src)
+
+
+def program_struct(program: Any) -> str:
+    """struct GGP: a vertex program's compute/edge/settled functors as one device struct (params: its parameters)."""
+    for part in (program.compute, program.edge, program.settled):
+        if getattr(part, "cuda", None) is None:
+            raise StrategyError(f"vertex program {program.name!r}: {part.name} has no CUDA version")
+    return (
+        "struct GGP {\n    const double* params;\n"
+        "    __device__ __forceinline__ void compute(double& value, double& buffer, i64 degree, double& message, "
+        f"bool& send) const {{\n        message = value; send = false;\n        {{ {program.compute.cuda} }}\n    }}\n"
+        f"    __device__ __forceinline__ double edge(double message, float weight) const {{ {program.edge.cuda} }}\n"
+        f"    __device__ __forceinline__ bool settled(double value) const {{ {program.settled.cuda} }}\n}};\n"
+    )
+
+
+def program_module(program: Any) -> str:
+    """The module of a vertex program: compute, push through every advance balancer, pull through every group."""
+    src = [INCLUDES, program_struct(program)]
+    src.append(
+        'extern "C" __global__ void __launch_bounds__(256) compute(const int* vertices, int count, const i64* offsets, '
+        "double* value, double* buffer, double* message, unsigned char* send, const double* params) {\n"
+        "    gg_program_compute(vertices, count, offsets, value, buffer, message, send, GGP{params});\n}\n"
+    )
+    src.append(advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}};",
+                                ", const double* message, double* buffer, int monoid, const double* params"))
+    src.append(pull_wrappers(
+        "GGProgramPull<GGP> f{message, buffer, monoid, first_wins, GGP{params}}; "
+        "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
+        ", const double* message, double* buffer, int monoid, int first_wins, const double* value, int skip_settled, "
+        "const double* params"))
+    return "".join(src)
+
+
+def nvcc_bundle(modules: list[str]) -> str:
+    """Many module sources as one translation unit for an nvcc compile check: each in its own namespace, with its
+    extern "C" wrappers made ordinary kernels so their names do not clash."""
+    parts = [INCLUDES]
+    for i, source in enumerate(modules):
+        body = source.replace(INCLUDES, "").replace('extern "C" __global__', "__global__")
+        parts.append(f"namespace gg_module_{i} {{\n{body}\n}}\n")
+    return "".join(parts)
