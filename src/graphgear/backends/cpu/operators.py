@@ -57,7 +57,9 @@ def fifo_push(ring, tail, v, queued):  # pragma: no cover - numba
     return tail
 
 
-@numba.njit(inline="always", nogil=True)
+# Not inlined: inside a prange with the `scanned` reduction, numba 0.68.0's parfor pass fails on this loop's
+# conditional reads ("unexpected cycle in lookup()", numba issue #10132); a call keeps the reduction outside it.
+@numba.njit(nogil=True)
 def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state, next_mask, sweep):  # pragma: no cover
     """Scan v's in-edges from active sources (in a sweep, sources activated earlier in it count); returns edges scanned."""
     scanned = 0
