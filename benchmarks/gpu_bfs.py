@@ -62,6 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--graphs", nargs="+", default=["kron:21", "grid:2048:2048"])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", nargs="*", help="strategy names to time (default: auto, every technique, pull)")
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
@@ -70,6 +71,8 @@ def main() -> None:
     for spec in args.graphs:
         g = gg.load(spec)
         for name, fields in [("auto", None)] + [(f"push {n}", f) for n, f in TECHNIQUES] + [("pull", {"direction": "pull", "frontier": "bitmap"})]:
+            if args.only and name not in args.only:
+                continue
             strategy = "auto" if fields is None else Strategy(**fields)
             ms, its = time_bfs(cp, g, strategy, args.repeat, rng)
             rows.append((spec, name, ms, its, g.num_edges / (ms / 1e3) / 1e9))

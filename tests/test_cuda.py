@@ -186,3 +186,49 @@ def test_duplicate_removal_techniques_are_distinct(dedup, balance):
         assert emitted == edges_once  # each warp held 32 copies of one vertex
     else:
         assert edges_once <= emitted < 32 * edges_once
+
+
+# ------------------------------------------------------------------------------------------ persistent kernel
+ASYNC_STRATEGIES = (
+    [Strategy(sync="async", **b) for b in BALANCERS if b["balance"] != "merge_path"]
+    + [Strategy(sync="async", balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
+    + [Strategy(sync="async", direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)]
+)
+
+
+@pytest.mark.parametrize("strategy", ASYNC_STRATEGIES, ids=str)
+@pytest.mark.parametrize("spec", GRAPHS)
+def test_bfs_persistent_kernel(spec, strategy):
+    g = gg.load(spec)
+    same_bfs(g, int(np.argmax(g.out_degree())), strategy)
+
+
+@pytest.mark.parametrize("spec", ["kron:14", "rmat:13:16", "er:20000:12"])
+def test_device_rules_decide_like_the_host_controller(spec):
+    """The persistent kernel evaluates SEP-Graph Algorithm 2 itself: same push/pull sequence as the CPU's controller."""
+    g = gg.load(spec)
+    s = int(np.argmax(g.out_degree()))
+    cpu = gg.bfs(g, s, backend="cpu")
+    gpu = gg.bfs(g, s, backend="cuda")
+    np.testing.assert_array_equal(gpu.distances, cpu.distances)
+    assert gpu.trace.decisions() == cpu.trace.decisions()
+    assert "pull" in gpu.trace.decisions()
+    assert all("persistent kernel" in row.reason for row in gpu.trace)
+    assert all(row.seconds >= 0 for row in gpu.trace)
+
+
+def test_persistent_kernel_stops_after_max_rounds():
+    """max_rounds stops the device mid-traversal with the same values as the CPU after as many rounds."""
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+
+    g = gg.load("rgg:12")
+    assert g.num_arcs / g.num_vertices >= 5  # not sparse: the adaptive controller hands the rounds to the device
+    n = g.num_vertices
+    values = np.full(n, np.inf)
+    buffers = values.copy()
+    buffers[0] = 0.0
+    cpu = gg.run_program(BFS_PROGRAM, g, values, buffers, [0], backend="cpu", max_rounds=5)
+    gpu = gg.run_program(BFS_PROGRAM, g, values, buffers, [0], backend="cuda", max_rounds=5)
+    np.testing.assert_array_equal(gpu.values, cpu.values)
+    assert 1 < np.isfinite(gpu.values).sum() < n
+    assert len(gpu.trace) == 5

@@ -244,3 +244,15 @@ def test_backend_names():
     assert get_backend("cpu").name == "cpu"
     with pytest.raises(BackendError, match="unknown backend"):
         get_backend("tpu")
+
+
+def test_run_program_leaves_the_callers_arrays_alone():
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+
+    g = gg.load("grid:10:10")
+    values = np.full(g.num_vertices, np.inf)
+    buffers = values.copy()
+    buffers[0] = 0.0
+    run = gg.run_program(BFS_PROGRAM, g, values, buffers, [0], backend="cpu")
+    assert np.isfinite(run.values).all()
+    assert np.isinf(values).all() and buffers[0] == 0.0 and np.isinf(buffers[1:]).all()

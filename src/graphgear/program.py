@@ -103,6 +103,8 @@ def run_program(
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
     worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(np.asarray(active)), n)
     rounds = 0
+    if after_round is None and program.kind == "traversal":
+        worklist, rounds = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase)
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         decision = controller.choose(info)
@@ -120,3 +122,33 @@ def run_program(
         worklist = next_worklist
         rounds += 1
     return ProgramRun(trace, state, be)
+
+
+def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier, controller: Any, trace: Trace,
+                   max_rounds: int, phase: str) -> tuple[Frontier, int]:
+    """Hand a traversal to the device when the backend can run SEP-Graph Algorithm 2 itself (the GPU's persistent
+    kernel: every round inside one launch, no host round trip). The device logs each round's active set; replaying
+    the controller on that log gives the trace the same decisions and reasons as a host-driven run.
+    Returns the worklist left and the rounds run (none when the hand-off does not apply)."""
+    rules = getattr(controller, "device_rules", lambda: None)()
+    run_on_device = getattr(be, "program_persistent", None)
+    if rules is None or run_on_device is None or not worklist.size:
+        return worklist, 0
+    base, params = rules
+    if base.balance == "merge_path":  # its scan needs the host between rounds
+        return worklist, 0
+    run = run_on_device(G, state, worklist, base, "adaptive", params, max_rounds)
+    seconds = run.seconds()
+    n = graph.num_vertices
+    for r, row in enumerate(run.log):
+        info = IterationInfo(r, int(row[1]), int(row[2]), n, graph.num_arcs)
+        decision = controller.choose(info)
+        pull = decision.strategy.direction == "pull"
+        if pull != bool(row[3]):
+            raise StrategyError(f"round {r}: the device chose {'pull' if row[3] else 'push'}, the controller {decision.decision}")
+        strategy = decision.strategy.with_(sync="async")
+        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
+                  frontier_edges=info.frontier_edges, edges_processed=graph.num_arcs if pull else info.frontier_edges,
+                  seconds=float(seconds[r]), decision=decision.decision,
+                  reason=decision.reason + " (decided on the device, persistent kernel)", phase=phase)
+    return run.remaining, run.rounds

@@ -1,7 +1,9 @@
 """Result objects of the algorithms: host arrays, the per-iteration trace, and `to_pandas`.
 
 Arrays are indexed by internal vertex id (0..V-1); `to_pandas` reports the user's vertex labels when the graph was
-renumbered.
+renumbered. A GPU run leaves its arrays on the device: the first read of ``result.distances`` (say) copies that array
+to the host (through pinned memory) and keeps the copy, so an algorithm's time does not include copies nobody asked
+for; ``result.device("distances")`` hands out the device array itself (a CuPy array) without copying.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ __all__ = [
 ]
 
 
+def _to_host(array: Any) -> np.ndarray:
+    from .backends import get_backend
+
+    return np.asarray(get_backend("cuda").to_host(array))
+
+
 @dataclass
 class Result:
     """Base of every result: per-vertex arrays (the dataclass fields before `trace`), the trace, and the graph."""
@@ -31,6 +39,17 @@ class Result:
     trace: Trace = field(default_factory=Trace, repr=False, kw_only=True)
     graph: Any = field(default=None, repr=False, kw_only=True)
     seconds: float = field(default=0.0, kw_only=True)
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if type(value).__module__.startswith("cupy"):  # a device array: copy it to the host once, on first read
+            value = _to_host(value)
+            object.__setattr__(self, name, value)
+        return value
+
+    def device(self, name: str) -> Any:
+        """The array `name` where the algorithm left it: a CuPy array after a GPU run (no copy), else NumPy."""
+        return object.__getattribute__(self, name)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The per-vertex arrays by name."""

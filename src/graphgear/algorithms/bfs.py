@@ -64,4 +64,4 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     dist = run.state.value
     pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True)
     distances = xp.where(xp.isfinite(dist), dist, -1).astype(np.int64)
-    return BFSResult(be.to_host(distances), be.to_host(pred), trace=run.trace, graph=graph, seconds=run.trace.seconds)
+    return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=run.trace.seconds)

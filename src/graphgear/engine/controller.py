@@ -168,6 +168,14 @@ class TraversalController(Controller):
         self.prefix = prefix
         self.sparse = num_vertices > 0 and num_edges / num_vertices < delta
 
+    def device_rules(self) -> tuple[Strategy, tuple[float, float, float]] | None:
+        """(base strategy, (alpha, beta, E')) for a backend that evaluates these rules itself each round (the GPU's
+        persistent kernel); None on a sparse graph, where the rules never switch. Replaying `choose` on the rounds the
+        device logged gives the same decisions and reasons for the trace."""
+        if self.sparse:
+            return None
+        return self.base, (self.alpha, self.beta, self.unexplored)
+
     def choose(self, info: IterationInfo) -> Decision:
         if self.sparse:
             ratio = info.num_edges / max(info.num_vertices, 1)

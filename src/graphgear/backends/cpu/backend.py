@@ -160,8 +160,8 @@ class CpuBackend:
         monoid = prog.MONOIDS[program.accumulate]
         identity = prog.IDENTITY[monoid]
         return ProgramState(
-            value=np.ascontiguousarray(value, dtype=np.float64),
-            buffer=np.ascontiguousarray(buffer, dtype=np.float64),
+            value=np.array(value, dtype=np.float64),  # copies: the caller's arrays stay as they were
+            buffer=np.array(buffer, dtype=np.float64),
             message=np.full(n, identity, dtype=np.float64),
             send=np.zeros(n, dtype=np.bool_),
             params=np.ascontiguousarray(params, dtype=np.float64),

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import StrategyError
+from ...errors import BackendError, StrategyError
 from ...frontier import Frontier
 from . import runtime as rt
 from . import sources
@@ -26,6 +26,9 @@ MODES = {"none": 0, "atomic": 1, "warp_hash": 0, "block": 0}
 SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
+LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
+CONTROL_WORDS = 9  # int64 words: counters (3), edges (3), barrier (1), status (2)
+PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 
 
@@ -43,6 +46,7 @@ class CudaGraph:
     num_vertices: int
     num_arcs: int
     _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
+    persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
 
     def csc(self) -> tuple[Any, Any, Any]:
         if self._csc is None:
@@ -53,6 +57,44 @@ class CudaGraph:
             self._csc = (cp.asarray(t_offsets), cp.asarray(t_indices),
                          cp.asarray(t_weights) if t_weights is not None else self.weights)
         return self._csc
+
+
+@dataclass
+class PersistentBuffers:
+    """The persistent kernel's queues, bitmaps and control words for one graph (kernels/persistent.cuh)."""
+
+    queues: tuple[Any, Any]
+    senders: tuple[Any, Any]
+    claim_bits: Any
+    active_bits: Any
+    control: Any  # int64[CONTROL_WORDS], cleared by one memset before each launch; the views below share it
+    counters: Any  # uint32[6]
+    edges: Any  # uint64[3]
+    barrier: Any  # uint32[2]
+    status: Any  # int32[4]
+    log: Any  # int64[(LOG_ROWS + 1) * LOG_FIELDS]
+
+
+@dataclass
+class PersistentRun:
+    """What one persistent launch did: per-round log rows (|Q|, |S|, outDegree(S), direction, ns), the rounds run
+    (possibly more than the rows logged) and the worklist left when max_rounds stopped it."""
+
+    log: np.ndarray
+    rounds: int
+    remaining: Frontier
+
+    def edges_processed(self, num_arcs: int) -> int:
+        """Out-edges of the senders in push rounds, every arc in pull rounds (logged rounds)."""
+        push = self.log[:, 3] == 0
+        return int(self.log[push, 2].sum()) + int((~push).sum()) * num_arcs
+
+    def seconds(self) -> np.ndarray:
+        """Each logged round's duration, from the device clock (%globaltimer) at its decision points."""
+        stamps = np.append(self.log[:, 4], self._end)
+        return np.diff(stamps) / 1e9
+
+    _end: int = 0
 
 
 @dataclass
@@ -298,7 +340,7 @@ class CudaBackend:
         n = G.num_vertices
         monoid = MONOIDS[program.accumulate]
         return CudaProgramState(
-            value=cp.asarray(value, dtype=cp.float64), buffer=cp.asarray(buffer, dtype=cp.float64),
+            value=cp.array(value, dtype=cp.float64), buffer=cp.array(buffer, dtype=cp.float64),  # copies
             message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=cp.zeros(n, dtype=cp.uint8),
             params=cp.asarray(np.append(np.asarray(params, dtype=np.float64), 0.0)), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
@@ -320,7 +362,10 @@ class CudaBackend:
         if strategy.sync == "async":
             if strategy.direction == "pull" and s.monoid == MONOIDS["sum"]:
                 raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
-            return self._program_drain(G, s, worklist, strategy)
+            if strategy.drive == "topology" or strategy.balance == "merge_path":
+                return self._program_drain(G, s, worklist, strategy)
+            run = self.program_persistent(G, s, worklist, strategy, strategy.direction)
+            return run.remaining, run.edges_processed(G.num_arcs)
         s.send.fill(0)
         if strategy.drive == "topology":
             self._compute(G, s, None)
@@ -357,3 +402,73 @@ class CudaBackend:
             if level.drive == "topology" and rounds > G.num_vertices + 1:
                 break
         return Frontier.empty(G.num_vertices, self.xp), edges
+
+    # --------------------------------------------------------------------------------------------------- persistent
+    def _persistent_buffers(self, G: CudaGraph) -> PersistentBuffers:
+        if G.persistent is None:
+            cp = self.xp
+            n = G.num_vertices
+            words = (n + 31) // 32 + 1
+            rt.check_free_memory(16 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
+            control = cp.zeros(CONTROL_WORDS, dtype=cp.int64)
+            G.persistent = PersistentBuffers(
+                queues=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
+                senders=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
+                claim_bits=cp.zeros(words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
+                control=control, counters=control[0:3].view(cp.uint32), edges=control[3:6].view(cp.uint64),
+                barrier=control[6:7].view(cp.uint32), status=control[7:9].view(cp.int32),
+                log=cp.zeros((LOG_ROWS + 1) * LOG_FIELDS, dtype=cp.int64),
+            )
+        return G.persistent
+
+    def _coresident_blocks(self, kernel: Any) -> int:
+        """Blocks that can all be resident at once (a grid barrier needs every block running): the occupancy API's
+        answer times the multiprocessors; __launch_bounds__(256, 2) guarantees at least 2 per SM."""
+        cp = self.xp
+        sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
+        per_sm = 2
+        try:
+            per_sm = max(per_sm, int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, rt.BLOCK, 0)))
+        except Exception:  # pragma: no cover - older CuPy without the binding: the launch bound's guarantee
+            pass
+        return sms * min(per_sm, 8)
+
+    def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
+                           rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30) -> PersistentRun:
+        """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
+
+        mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
+        rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (not merge_path, whose scan
+        needs the host), pull groups of the strategy's group size (vertex_group) or 1. Output queues are exact (claim
+        bits), so `dedup` has nothing left to remove here.
+        """
+        cp = self.xp
+        n = G.num_vertices
+        balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
+        pull_group = strategy.group_size if strategy.balance == "vertex_group" else 1
+        module = rt.compile_module(sources.persistent_module(s.program, balancer, pull_group), ())
+        kernel = module.get_function("persistent")
+        B = self._persistent_buffers(G)
+        vertices = cp.asarray(worklist.vertices(), dtype=cp.int32)
+        qsize = int(vertices.size)
+        B.queues[0][:qsize] = vertices
+        B.control.fill(0)
+        t_offsets, t_indices, t_weights = G.csc() if mode != "push" else (G.offsets, G.indices, G.weights)
+        supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
+        alpha, beta, unexplored = rules
+        args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
+                s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
+                np.int32(supports), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
+                np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
+                B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.counters, B.edges, B.claim_bits,
+                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), s.params)
+        kernel((self._coresident_blocks(kernel),), (rt.BLOCK,), args)
+        status = B.status.get()
+        if status[0]:
+            raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
+        rounds, left, which = int(status[1]), int(status[2]), int(status[3])
+        rows = min(rounds, LOG_ROWS)
+        log = B.log[: (rows + 1) * LOG_FIELDS].get().reshape(rows + 1, LOG_FIELDS)
+        remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left
+                     else Frontier.empty(n, cp))
+        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]))

@@ -25,12 +25,12 @@ ADVANCE_KERNELS = {
     ("three_stage", 32): "adv_three_stage",
 }
 
-_ADVANCE_ARGS = (
+ADVANCE_ARGS = (
     "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
     "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
     "const unsigned char* active, int n"
 )
-_ADVANCE_BODIES = {
+ADVANCE_BODIES = {
     "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_vg4": "gg_advance_vertex_group<4>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_vg16": "gg_advance_vertex_group<16>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
@@ -41,18 +41,18 @@ _ADVANCE_BODIES = {
     "adv_three_stage": "gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out);",
     "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
 }
-_PULL_ARGS = (
+PULL_ARGS = (
     "const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted, const u32* bits, int all_active, "
     "int n, unsigned char* next"
 )
-_PULL_GROUPS = (1, 4, 16, 32)
+PULL_GROUPS = (1, 4, 16, 32)
 
 
 def advance_wrappers(setup: str, extra: str) -> str:
     out = []
-    for name, body in _ADVANCE_BODIES.items():
+    for name, body in ADVANCE_BODIES.items():
         out.append(
-            f'extern "C" __global__ void __launch_bounds__(256) {name}({_ADVANCE_ARGS}{extra}) {{\n'
+            f'extern "C" __global__ void __launch_bounds__(256) {name}({ADVANCE_ARGS}{extra}) {{\n'
             f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n    {body}\n}}\n"
         )
     return "".join(out)
@@ -60,9 +60,9 @@ def advance_wrappers(setup: str, extra: str) -> str:
 
 def pull_wrappers(setup: str, extra: str) -> str:
     return "".join(
-        f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({_PULL_ARGS}{extra}) {{\n'
-        f"    {setup}\n    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, next);\n}}\n"
-        for g in _PULL_GROUPS
+        f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}{extra}) {{\n'
+        f"    {setup}\n    GGOut out{{nullptr, nullptr, nullptr, next, 2}};\n    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, out);\n}}\n"
+        for g in PULL_GROUPS
     )
 
 
@@ -160,3 +160,37 @@ def nvcc_bundle(modules: list[str]) -> str:
         body = source.replace(INCLUDES, "").replace('extern "C" __global__', "__global__")
         parts.append(f"namespace gg_module_{i} {{\n{body}\n}}\n")
     return "".join(parts)
+
+
+PERSISTENT_PULL_GROUPS = (1, 4, 16, 32)
+
+
+def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
+    """The persistent traversal kernel (kernels/persistent.cuh) of a vertex program, pushing through one advance load
+    balancer (a key of ADVANCE_BODIES other than merge_path, whose scan needs the host) and pulling with groups of
+    `pull_group` lanes. One small module per combination, compiled when first used."""
+    if balancer not in ADVANCE_BODIES or balancer in ("adv_merge_path", "adv_mask"):
+        raise StrategyError(f"no persistent kernel for the {balancer} expansion")
+    if pull_group not in PERSISTENT_PULL_GROUPS:
+        raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
+    expand = (
+        "struct GGExpand {\n    template <class F>\n"
+        "    __device__ static void run(const i64* offsets, const int* indices, const float* weights, int weighted, "
+        "const int* queue, int qsize, F f, GGOut out, int supports) {\n"
+        f"        {ADVANCE_BODIES[balancer]}\n    }}\n}};\n"
+    )
+    kernel = (
+        'extern "C" __global__ void __launch_bounds__(256, 2) persistent(const i64* offsets, const int* indices, '
+        "const float* weights, int weighted, const i64* t_offsets, const int* t_indices, const float* t_weights, int n, "
+        "double* value, double* buffer, double* message, int monoid, int first_wins, int skip_settled, int supports, "
+        "int qsize, int max_rounds, int mode, double alpha, double beta, double unexplored, int* qa, int* qb, int* sa, "
+        "int* sb, u32* counters, u64* edges, u32* claim_bits, u32* active_bits, u32* barrier, int* status, i64* log, "
+        "int log_rows, const double* params) {\n"
+        "    GGPersistentState st{{qa, qb}, {sa, sb}, counters, edges, claim_bits, active_bits, barrier, status, log, "
+        "log_rows};\n"
+        "    GGRules rules{mode, alpha, beta, unexplored};\n"
+        f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(offsets, indices, weights, weighted, t_offsets, "
+        "t_indices, t_weights, n, value, buffer, message, monoid, first_wins, skip_settled, supports, qsize, max_rounds, "
+        "rules, st, GGP{params});\n}\n"
+    )
+    return "".join([INCLUDES, '#include "persistent.cuh"\n', program_struct(program), expand, kernel])

@@ -53,9 +53,9 @@ extern "C" __global__ void check_pull(const i64* t_offsets, const int* t_indices
                                       const u32* bits, int n, int* level, int depth, unsigned char* next) {
     ExampleParent f{level, depth};
     ExampleUnvisited c{level};
-    gg_pull_vertex_group<1>(t_offsets, t_indices, t_weights, 0, bits, 0, n, c, f, next);
-    gg_pull_vertex_group<8>(t_offsets, t_indices, t_weights, 0, bits, 0, n, c, f, next);
-    gg_pull_vertex_group<32>(t_offsets, t_indices, t_weights, 0, bits, 0, n, c, f, next);
+    gg_pull_vertex_group<1>(t_offsets, t_indices, t_weights, 0, bits, 0, n, c, f, GGOut{nullptr, nullptr, nullptr, next, 2});
+    gg_pull_vertex_group<8>(t_offsets, t_indices, t_weights, 0, bits, 0, n, c, f, GGOut{nullptr, nullptr, nullptr, next, 2});
+    gg_pull_vertex_group<32>(t_offsets, t_indices, t_weights, 0, bits, 0, n, c, f, GGOut{nullptr, nullptr, nullptr, next, 2});
 }
 
 extern "C" __global__ void check_program(const i64* offsets, const int* indices, const float* weights, const int* queue,
@@ -68,7 +68,7 @@ extern "C" __global__ void check_program(const i64* offsets, const int* indices,
     gg_advance_twc(offsets, indices, weights, 0, queue, qsize, push, out, 0);
     GGProgramCandidate<ExampleProgram> cand{value, 1, p};
     GGProgramPull<ExampleProgram> pull{message, buffer, GG_MIN, 1, p};
-    gg_pull_vertex_group<1>(offsets, indices, weights, 0, bits, 0, qsize, cand, pull, next);
+    gg_pull_vertex_group<1>(offsets, indices, weights, 0, bits, 0, qsize, cand, pull, GGOut{nullptr, nullptr, nullptr, next, 2});
     gg_neighbor_reduce(offsets, indices, weights, 1, qsize, ExampleDegree{}, GG_SUM, 0.0, 1, reduced);
     gg_mask_to_bits(next, qsize, (u32*)bits);
     gg_mask_to_queue(next, qsize, (int*)queue, out.counter);

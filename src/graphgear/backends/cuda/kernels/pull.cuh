@@ -4,6 +4,8 @@
 //   pull_vertex_group<G>   G lanes per vertex; after each step of G in-edges the group ballots whether anyone hit
 //                          GG_STOP, so early exit costs at most G-1 extra edges.
 //
+// The activated vertices go to `out`: a bool map (mode 2) or a vertex queue with warp-aggregated appends (mode 0).
+//
 // C: __device__ bool operator()(int v) const            -- which vertices pull
 // F: __device__ int operator()(int v, int u, float w) const -- GG_ACTIVATE | GG_STOP bits
 #pragma once
@@ -11,8 +13,7 @@
 
 template <int G, class C, class F>
 __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
-                                     const u32* active_bits, int all_active, int n, C candidate, F f,
-                                     unsigned char* next_mask) {
+                                     const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
     const int lane_in_group = threadIdx.x % G;
     const int groups = gridDim.x * blockDim.x / G;
     const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -37,7 +38,7 @@ __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices,
             }
         }
         if (G > 1) activated = __any_sync(group_mask, activated);
-        if (lane_in_group == 0 && activated) next_mask[v] = 1;
+        if (lane_in_group == 0) gg_emit(out, activated, v);
     }
 }
 
