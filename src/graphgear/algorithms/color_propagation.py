@@ -76,11 +76,23 @@ def _every_vertex(v, state):  # pragma: no cover - numba
     return True
 
 
+# CUDA bodies: colors is long long* (int64). Pull raises colors[v] with atomicMax as well: on the GPU several lanes
+# (vertex_group pull) scan one vertex's in-edges at once, and a plain store could overwrite a larger color with a
+# smaller one while the larger one's source is no longer active.
 PUSH_COLOR = Functor("color_push", _push_color,
-                     "auto c = colors[u]; return colors[v] < c && atomicMax(&colors[v], c) < c;")
+                     "const long long c = colors[u]; return colors[v] < c && atomicMax(&colors[v], c) < c;",
+                     state=("colors",))
 PULL_COLOR = Functor("color_pull", _pull_color,
-                     "auto c = colors[u]; if (c > colors[v]) { colors[v] = c; return ACTIVATE; } return 0;")
-EVERY_VERTEX = Functor("every_vertex", _every_vertex, "return true;")
+                     "const long long c = colors[u]; "
+                     "if (c > colors[v] && atomicMax(&colors[v], c) < c) return GG_ACTIVATE; return 0;",
+                     state=("colors",))
+EVERY_VERTEX = Functor("every_vertex", _every_vertex, "return true;", state=("colors",))
+
+# What the GPU backend compiles for color propagation (tests/test_cuda_sources.py builds each with nvcc).
+CUDA_FUNCTORS = [
+    (PUSH_COLOR, "advance", (np.int64,), ()),
+    (PULL_COLOR, "pull", (np.int64,), (("GGC", ("vertex_predicate", EVERY_VERTEX)),)),
+]
 
 
 def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ColorResult:

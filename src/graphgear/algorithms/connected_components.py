@@ -113,16 +113,40 @@ def _outside_giant(v, state):  # pragma: no cover - numba
     return state[4][v] != state[5][1]
 
 
-LINK_SAMPLED = Functor("afforest_link_sampled", _link_sampled,
-                       "auto k = offsets[u] + params[0]; if (k < offsets[u + 1]) link(u, indices[k], comp);")
-COMPRESS = Functor("afforest_compress", _compress, "while (comp[v] != comp[comp[v]]) comp[v] = comp[comp[v]];")
+# CUDA bodies (role "vertex": the vertex is `v`). Members follow the state tuple: offsets long long*, indices int*,
+# t_offsets long long*, t_indices int*, comp int*, params long long* (comp is int32 like the GPU's indices). `hook` is
+# GAP's Link, as `_link`; comp is read through a volatile pointer so that every retry sees other threads' hooks.
+AFFOREST_STATE = ("offsets", "indices", "t_offsets", "t_indices", "comp", "params")
+_HOOK_CUDA = """auto hook = [&](int a, int b) {
+  volatile int* c = comp;
+  int p1 = c[a];
+  int p2 = c[b];
+  while (p1 != p2) {
+    const int high = p1 > p2 ? p1 : p2;
+    const int low = p1 + (p2 - high);
+    const int p_high = c[high];
+    if (p_high == low) break;
+    if (p_high == high && atomicCAS(comp + high, high, low) == high) break;
+    p1 = c[c[high]];
+    p2 = c[low];
+  }
+};
+"""
+LINK_SAMPLED = Functor(
+    "afforest_link_sampled", _link_sampled,
+    _HOOK_CUDA + "const long long k = offsets[v] + params[0];\nif (k < offsets[v + 1]) hook(v, indices[k]);",
+    state=AFFOREST_STATE,
+)
+COMPRESS = Functor("afforest_compress", _compress,
+                   "volatile int* c = comp;\nwhile (c[v] != c[c[v]]) c[v] = c[c[v]];", state=AFFOREST_STATE)
 LINK_REMAINING = Functor(
     "afforest_link_remaining", _link_remaining,
-    "if (comp[u] == params[1]) return; for (auto k = offsets[u] + params[0]; k < offsets[u + 1]; ++k) "
-    "link(u, indices[k], comp); if (params[2]) for (auto k = t_offsets[u]; k < t_offsets[u + 1]; ++k) "
-    "link(u, t_indices[k], comp);",
+    _HOOK_CUDA + "if (comp[v] == params[1]) return;\n"
+    "for (long long k = offsets[v] + params[0]; k < offsets[v + 1]; ++k) hook(v, indices[k]);\n"
+    "if (params[2]) for (long long k = t_offsets[v]; k < t_offsets[v + 1]; ++k) hook(v, t_indices[k]);",
+    state=AFFOREST_STATE,
 )
-OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant, "return comp[v] != params[1];")
+OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant, "return comp[v] != params[1];", state=AFFOREST_STATE)
 
 # ------------------------------------------------------------------------------------------- label propagation program
 
@@ -145,6 +169,17 @@ LABEL_PROPAGATION = VertexProgram(
     edge=Functor("cc_edge", _lp_edge, "return message;"),
     settled=Functor("cc_settled", _lp_settled, "return false;"),
 )
+
+# What the GPU backend compiles for connected components (tests/test_cuda_sources.py builds each with nvcc): the
+# state dtypes exactly as `afforest` passes them on the GPU (int32 vertex ids there).
+_AFFOREST_DTYPES = (np.int64, np.int32, np.int64, np.int32, np.int32, np.int64)
+CUDA_FUNCTORS = [
+    (LINK_SAMPLED, "vertex", _AFFOREST_DTYPES, ()),
+    (COMPRESS, "vertex", _AFFOREST_DTYPES, ()),
+    (LINK_REMAINING, "vertex", _AFFOREST_DTYPES, ()),
+    (OUTSIDE_GIANT, "vertex_predicate", _AFFOREST_DTYPES, ()),
+]
+CUDA_PROGRAMS = [LABEL_PROPAGATION]
 
 # ---------------------------------------------------------------------------------------------------------- helpers
 

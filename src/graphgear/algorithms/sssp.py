@@ -69,7 +69,7 @@ PULL_PASS = Strategy(direction="pull", frontier="bitmap")
 FIFO = Strategy(sync="async")
 
 # The state every functor reads: (dist float64[V], bits = dist.view(int64), bounds float64[2] = [T_lo, T_hi],
-# far_flag int8[V], far_list int64[V + 1], far_count int64[1]).
+# far_flag int32[V] (int32: the GPU has no byte-wide compare-and-swap), far_list int64[V + 1], far_count int64[1]).
 
 
 # ------------------------------------------------------------------------------------------------------ functors
@@ -134,25 +134,38 @@ def _tight_parent(v, u, w, state):  # pragma: no cover - numba
     return 0
 
 
-_RELAX_CUDA = """double nd = dist[u] + w;
+# CUDA bodies. State names follow the state tuples: near_far's (dist, bits, bounds, far_flag, far_list, far_count)
+# and tight_tree's (dist, level, pred); C++ types: double*, long long*, double*, int*, long long*, long long* and
+# double*, int*, long long*. `w` is the float32 weight, widened to double as numba widens it on the CPU.
+NEAR_FAR_STATE = ("dist", "bits", "bounds", "far_flag", "far_list", "far_count")
+TIGHT_STATE = ("dist", "level", "pred")
+
+# the atomic min on bits (the int64 view of dist), then Davidson's split: near -> NEAR, far -> the far pile once
+_RELAX_CUDA = """const double nd = dist[u] + (double)w;
 if (nd < dist[v]) {
-  long long nb = __double_as_longlong(nd);
-  if (atomicMin((long long*)&dist[v], nb) > nb) {
-    if (nd < bounds[1]) return true;
-    if (atomicCAS(&far_flag[v], 0, 1) == 0) far_list[atomicAdd(far_count, 1)] = v;
+  const long long nb = __double_as_longlong(nd);
+  if (atomicMin(&bits[v], nb) > nb) {
+    if (nd < bounds[1]) return NEAR;
+    if (far_flag[v] == 0 && atomicCAS(&far_flag[v], 0, 1) == 0)
+      far_list[atomicAdd((unsigned long long*)far_count, 1ULL)] = v;
   }
 }
-return false;"""
+return FAR;"""
 
-RELAX = Functor("sssp_relax", _relax, _RELAX_CUDA)
-RELAX_PULL = Functor("sssp_relax_pull", _relax_pull, _RELAX_CUDA.replace("return true", "return ACTIVATE")
-                     .replace("return false", "return 0"))
+RELAX = Functor("sssp_relax", _relax, _RELAX_CUDA.replace("NEAR", "true").replace("FAR", "false"),
+                state=NEAR_FAR_STATE)
+RELAX_PULL = Functor("sssp_relax_pull", _relax_pull, _RELAX_CUDA.replace("NEAR", "GG_ACTIVATE").replace("FAR", "0"),
+                     state=NEAR_FAR_STATE)
+UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];", state=NEAR_FAR_STATE)
 TIGHT_CLAIM = Functor("sssp_tight_claim", _tight_claim,
-                      "return dist[u] + w == dist[v] && level[v] < 0 && atomicCAS(&level[v], -1, level[u] + 1) == -1;")
-TIGHT_CANDIDATE = Functor("sssp_tight_candidate", _tight_candidate, "return level[v] > 0;")
+                      "return dist[u] + (double)w == dist[v] && level[v] < 0 && "
+                      "atomicCAS(&level[v], -1, level[u] + 1) == -1;", state=TIGHT_STATE)
+TIGHT_CANDIDATE = Functor("sssp_tight_candidate", _tight_candidate, "return level[v] > 0;", state=TIGHT_STATE)
 TIGHT_PARENT = Functor("sssp_tight_parent", _tight_parent,
-                       "if (dist[u] + w == dist[v] && level[u] == level[v] - 1) {"
-                       " pred[v] = u; return ACTIVATE | STOP; } return 0;")
+                       "if (dist[u] + (double)w == dist[v] && level[u] == level[v] - 1) {"
+                       " pred[v] = u; return GG_ACTIVATE | GG_STOP; } return 0;", state=TIGHT_STATE)
+
+
 @cpu_functor
 def _add_weight(message, weight, params):  # pragma: no cover - numba
     return message + weight
@@ -171,7 +184,17 @@ BELLMAN_FORD = VertexProgram(
     settled=Functor("sssp_never_settled", _never_settled, "return false;"),
 )
 
-UNSETTLED = Functor("sssp_unsettled", _unsettled, "return dist[v] > bounds[0];")
+# What the GPU backend compiles for SSSP (tests/test_cuda_sources.py builds each with nvcc): functor, role, the state
+# dtypes exactly as near_far / tight_tree pass them, and the pull's candidate predicate.
+_NEAR_FAR_DTYPES = (np.float64, np.int64, np.float64, np.int32, np.int64, np.int64)
+_TIGHT_DTYPES = (np.float64, np.int32, np.int64)
+CUDA_FUNCTORS = [
+    (RELAX, "advance", _NEAR_FAR_DTYPES, ()),
+    (RELAX_PULL, "pull", _NEAR_FAR_DTYPES, (("GGC", ("vertex_predicate", UNSETTLED)),)),
+    (TIGHT_CLAIM, "advance", _TIGHT_DTYPES, ()),
+    (TIGHT_PARENT, "pull", _TIGHT_DTYPES, (("GGC", ("vertex_predicate", TIGHT_CANDIDATE)),)),
+]
+CUDA_PROGRAMS = [BELLMAN_FORD]
 
 
 # ------------------------------------------------------------------------------------------------------ controller
@@ -304,10 +327,11 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
     xp = be.xp
     n = graph.num_vertices
     expanded = xp.zeros(n, dtype=bool) if isinstance(controller, LabelCorrectingTraversal) else None
-    dist = xp.full(n, xp.inf, dtype=np.float64)
+    exact_queues = be.name == "cpu"  # the CPU removes duplicates from every queue; a GPU queue may repeat a vertex
+    dist = xp.full(n, np.inf, dtype=np.float64)
     dist[near.vertices()] = 0.0
     bounds = xp.asarray([0.0, width], dtype=np.float64)
-    far_flag = xp.zeros(n, dtype=np.int8)
+    far_flag = xp.zeros(n, dtype=np.int32)
     far_list = xp.empty(n + 1, dtype=np.int64)  # the last slot takes the writes that append nothing
     far_count = xp.zeros(1, dtype=np.int64)
     state = (dist, dist.view(np.int64), bounds, far_flag, far_list, far_count)
@@ -320,6 +344,8 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
             if expanded is not None:  # E' of Algorithm 2 counts a vertex's out-edges once, at its first expansion
                 vertices = near.vertices()
                 fresh = vertices[~expanded[vertices]]
+                if not exact_queues and not near.is_dense:  # a GPU queue may hold a vertex twice: count it once
+                    fresh = xp.unique(fresh)
                 expanded[fresh] = True
                 controller.fresh_edges = int(G.out_degree[fresh].sum())
             decision = first if iteration == 0 else controller.choose(info)
@@ -374,7 +400,7 @@ def tight_tree(be: Any, G: Any, dist: Any, source: int) -> Any:
     earlier), so all get one; any visiting order gives a valid tree (each vertex's claimer is one level closer)."""
     xp = be.xp
     n = G.num_vertices
-    level = xp.full(n, -1, dtype=np.int64)
+    level = xp.full(n, -1, dtype=np.int32)  # int32: atomicCAS on the GPU
     level[source] = 0
     pred = xp.full(n, -1, dtype=np.int64)
     state = (dist, level, pred)

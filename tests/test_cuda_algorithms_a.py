@@ -1,0 +1,333 @@
+"""SSSP, connected components and color propagation on the CUDA backend: the GPU gives the CPU backend's answer.
+
+Marked `gpu`: skipped without CuPy and an NVIDIA GPU. Run on the device with `python3 -m pytest -m gpu`.
+
+Every answer here is independent of the execution path, so each CPU reference is computed once per graph (strategy
+"auto") and every GPU strategy is held to it:
+
+- SSSP distances are compared exactly. Every relaxation computes fl(dist[u] + w) in float64 from the float32 weight on
+  both backends, and any order of monotone relaxations from (0 at the source, inf elsewhere) ends at the same fixed
+  point, so the order the GPU's threads take does not change a bit. Predecessors are compared exactly as well (both
+  backends take the smallest-id tight in-neighbour) and checked for validity on their own: each tree arc is tight and
+  every reached vertex's chain of predecessors reaches the source (no cycles, which zero weights could close).
+- Connected components: the API's canonical labels (0..C-1 by smallest vertex) are identical; real graphs are also
+  held to their documented component counts.
+- Color propagation: colors (the largest id reaching each vertex) are identical.
+
+Strategies: each is run on one graph, taken in turn from GRAPHS, to keep the device time small while every balancer,
+frontier kind, duplicate removal and direction/sync/drive meets several graph shapes.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+import scipy.sparse
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from scipy.sparse.csgraph import connected_components as scipy_components
+from scipy.sparse.csgraph import dijkstra
+
+import graphgear as gg
+from graphgear.engine.strategy import Strategy
+
+pytestmark = pytest.mark.gpu
+
+GRAPHS = ["kron:12", "rmat:11:8", "grid:40:50:0.8", "rgg:11", "er:3000:6"]
+WEIGHTED = [f"{spec}:w" for spec in GRAPHS]
+
+GATHER = frozenset({"warp_gather", "block_gather"})
+PUSH = (
+    [Strategy(balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)]
+    + [Strategy(balance=b) for b in ("twc", "warp_scan", "merge_path", "three_stage")]
+    + [Strategy(balance="vertex_group", group_size=4, supports=GATHER),
+       Strategy(balance="warp_scan", supports=GATHER),
+       Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
+    + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
+    + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async"),
+       Strategy(sync="async", balance="vertex_group", group_size=4)]
+)
+PULL = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
+    Strategy(direction="pull", frontier="bitmap"),
+    Strategy(direction="pull", frontier="bitmap", drive="topology"),
+    Strategy(direction="pull", frontier="bitmap", sync="async"),
+    Strategy(direction="pull", frontier="bitmap", sync="async", drive="topology"),
+]
+# the eight paths of SEP-Graph (sync|async x push|pull x data|topology) as the CPU backend runs them
+PATHS = [Strategy.parse(p) for p in CPU_PATHS]
+# vertex programs (Bellman-Ford, label propagation): the eight paths and the push balancers
+PROGRAM_STRATEGIES = PATHS + [
+    Strategy(balance="vertex_group", group_size=1), Strategy(balance="vertex_group", group_size=16),
+    Strategy(balance="vertex_group", group_size=4, supports=GATHER), Strategy(balance="warp_scan"),
+    Strategy(balance="merge_path"), Strategy(balance="three_stage"),
+    Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=32),
+]
+
+
+def cases(strategies: list, graphs: list) -> list:
+    """(graph, strategy) pairs: each strategy (once, in order) on one graph, the graphs taken in turn."""
+    strategies = list(dict.fromkeys(strategies))
+    return [pytest.param(graphs[i % len(graphs)], s, id=f"{graphs[i % len(graphs)]}-{s}") for i, s in enumerate(strategies)]
+
+
+@pytest.fixture
+def supplementary_hubs():
+    """Small graphs: let supplementary queues take vertices of degree > 64 (the default is half the GPU's threads)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    be.supplementary_threshold = 64
+    yield
+    be.supplementary_threshold = None
+
+
+# ------------------------------------------------------------------------------------------------------ graphs
+@cache
+def load(spec: str) -> gg.Graph:
+    return gg.load(spec)
+
+
+def symmetric_hash(g: gg.Graph) -> np.ndarray:
+    """A pseudo-random non-negative integer per arc, the same for u -> v and v -> u."""
+    rows = np.repeat(np.arange(g.num_vertices, dtype=np.int64), g.out_degree())
+    key = (rows ^ g.indices.astype(np.int64)) + (rows + g.indices.astype(np.int64))
+    return (key * 2654435761) % 1_000_003
+
+
+def with_weights(g: gg.Graph, zero_every: int = 0) -> gg.Graph:
+    """g with weights 0.1 .. 99.7 (not exact in binary: float rounding must agree) and, with zero_every = k, about
+    one arc in k of weight 0; symmetric on an undirected graph. A weighted graph keeps its own weights unless zeros
+    are asked for."""
+    h = symmetric_hash(g)
+    w = ((h % 997) + 1).astype(np.float32) / np.float32(10.0) if g.weights is None or zero_every else g.weights.copy()
+    if zero_every:
+        w[h % zero_every == 0] = 0.0
+    return gg.Graph(g.offsets, g.indices, w, directed=g.directed, name=f"{g.name} weighted")
+
+
+@cache
+def real_weighted(name: str) -> gg.Graph:
+    return with_weights(gg.load(real_graph(name)))
+
+
+@cache
+def zero_weighted(spec: str) -> gg.Graph:
+    return with_weights(gg.load(spec), zero_every=4)
+
+
+def hub(g: gg.Graph) -> int:
+    """The vertex of largest out-degree (the sources here; graphs built here are not renumbered)."""
+    return int(np.argmax(g.out_degree()))
+
+
+# ------------------------------------------------------------------------------------------------------ SSSP
+_SSSP_CPU: dict = {}
+
+
+def sssp_cpu(g: gg.Graph, method: str, delta=None):
+    key = (id(g), method, delta)
+    if key not in _SSSP_CPU:
+        _SSSP_CPU[key] = (g, gg.sssp(g, hub(g), method=method, delta=delta, backend="cpu"))
+    return _SSSP_CPU[key][1]
+
+
+def arc_weight(g: gg.Graph, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The smallest weight of an arc u -> v; fails when there is no such arc. The CSR's arcs are sorted by (source,
+    target), so one binary search over the keys source * V + target finds them all."""
+    n = g.num_vertices
+    keys = np.repeat(np.arange(n, dtype=np.int64), g.out_degree()) * n + g.indices.astype(np.int64)
+    want = u.astype(np.int64) * n + v.astype(np.int64)
+    first = np.searchsorted(keys, want)
+    last = np.searchsorted(keys, want, side="right")
+    assert np.all(last > first), "a predecessor is not an in-neighbour"
+    w = g.weights.astype(np.float64)
+    out = w[first]
+    for i in np.flatnonzero(last - first > 1):  # parallel arcs: the lightest one
+        out[i] = w[first[i]:last[i]].min()
+    return out
+
+
+def check_tree(g: gg.Graph, source: int, dist: np.ndarray, pred: np.ndarray) -> None:
+    """pred is a shortest-path tree: -1 exactly at the source and unreachable vertices, every tree arc tight, and
+    every reached vertex's chain of predecessors ends at the source."""
+    reached = np.isfinite(dist)
+    assert dist[source] == 0.0 and pred[source] == -1
+    assert np.all(pred[~reached] == -1)
+    v = np.flatnonzero(reached)
+    v = v[v != source]
+    assert np.all(pred[v] >= 0)
+    u = pred[v]
+    assert np.all(dist[u] + arc_weight(g, u, v) == dist[v])
+    root = np.where(reached, pred, -1)
+    root[source] = source
+    for _ in range(int(np.ceil(np.log2(max(g.num_vertices, 2)))) + 1):  # pointer jumping: 2^k steps up the chain
+        root = np.where(root >= 0, root[np.maximum(root, 0)], -1)
+    assert np.all(root[reached] == source), "a chain of predecessors does not reach the source (a cycle)"
+
+
+def same_sssp(g: gg.Graph, method: str, strategy, delta=None) -> None:
+    cpu = sssp_cpu(g, method, delta)
+    gpu = gg.sssp(g, hub(g), method=method, delta=delta, backend="cuda", strategy=strategy)
+    assert gpu.distances.dtype == np.float64 and gpu.predecessors.dtype == np.int64
+    np.testing.assert_array_equal(gpu.distances, cpu.distances)
+    check_tree(g, hub(g), gpu.distances, gpu.predecessors)
+    np.testing.assert_array_equal(gpu.predecessors, cpu.predecessors)
+
+
+@pytest.mark.parametrize("spec", WEIGHTED)
+def test_sssp_generated_graphs(spec):
+    """Both methods under the auto controller, and the CPU's answer checked against SciPy's Dijkstra."""
+    g = load(spec)
+    s = hub(g)
+    ref = dijkstra(scipy.sparse.csr_array((g.weights.astype(np.float64), g.indices, g.offsets),
+                                          shape=(g.num_vertices,) * 2), indices=s)
+    np.testing.assert_allclose(sssp_cpu(g, "delta_stepping").distances, ref, rtol=1e-12)
+    for method in ("delta_stepping", "bellman_ford"):
+        same_sssp(g, method, "auto")
+
+
+@pytest.mark.parametrize("spec,strategy", cases(PUSH + PULL, WEIGHTED))
+def test_sssp_delta_stepping_every_strategy(spec, strategy, supplementary_hubs):
+    same_sssp(load(spec), "delta_stepping", strategy)
+
+
+@pytest.mark.parametrize("spec,strategy", cases(PROGRAM_STRATEGIES, WEIGHTED[::-1]))
+def test_sssp_bellman_ford_every_path(spec, strategy):
+    same_sssp(load(spec), "bellman_ford", strategy)
+
+
+@pytest.mark.parametrize("delta,strategy", [(1.0, Strategy()), (1.0, Strategy(direction="pull", frontier="bitmap")),
+                                            (1.0, Strategy(sync="async")), (np.inf, Strategy())], ids=str)
+def test_sssp_bucket_widths(delta, strategy):
+    """Narrow buckets (most relaxations land in the far pile, many splits) and one infinite bucket."""
+    same_sssp(load("rmat:11:8:w"), "delta_stepping", strategy, delta=delta)
+
+
+@pytest.mark.parametrize("spec", ["rmat:11:8", "grid:40:50:0.8", "kron:12"])
+@pytest.mark.parametrize("method", ["delta_stepping", "bellman_ford"])
+def test_sssp_zero_weights_tight_tree(spec, method):
+    """A quarter of the arcs weigh 0: predecessors come from tight_tree (hop levels over tight arcs)."""
+    g = zero_weighted(spec)
+    assert g.weights.min() == 0.0
+    same_sssp(g, method, "auto")
+    same_sssp(g, method, Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=4))
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_sssp_real_graphs_auto(name):
+    """Real graphs with weights (malta's own; the others get 0.1 .. 99.7), delta-stepping under the auto controller."""
+    same_sssp(real_weighted(name), "delta_stepping", "auto")
+
+
+# ------------------------------------------------------------------------------------------------------ components
+CC_METHODS = ("afforest", "label_propagation")
+
+
+@cache
+def cc_cpu(g: gg.Graph) -> np.ndarray:
+    return gg.connected_components(g, backend="cpu").labels
+
+
+def same_cc(g: gg.Graph, method: str, strategy) -> np.ndarray:
+    gpu = gg.connected_components(g, method=method, backend="cuda", strategy=strategy).labels
+    ref = cc_cpu(g)
+    assert gpu.dtype == np.int64
+    np.testing.assert_array_equal(gpu, ref)
+    return gpu
+
+
+@pytest.mark.parametrize("spec", GRAPHS)
+def test_cc_generated_graphs(spec):
+    g = load(spec)
+    labels = cc_cpu(g)
+    count, _ = scipy_components(g.to_scipy(), directed=True, connection="weak")
+    assert labels.max() + 1 == count
+    for method in CC_METHODS:
+        same_cc(g, method, "auto")
+
+
+@pytest.mark.parametrize("spec,strategy", cases(
+    [Strategy(drive="data"), Strategy(drive="topology", frontier="bitmap"), Strategy(direction="pull", frontier="bitmap"),
+     Strategy(sync="async", drive="data")], ["rmat:11:8", "kron:12", "er:3000:6", "grid:40:50:0.8"]))
+def test_cc_afforest_strategies(spec, strategy):
+    """Afforest's data drive filters the vertices outside the giant component into a queue; topology walks all."""
+    same_cc(load(spec), "afforest", strategy)
+
+
+@pytest.mark.parametrize("spec,strategy", cases(PROGRAM_STRATEGIES, GRAPHS))
+def test_cc_label_propagation_every_path(spec, strategy):
+    same_cc(load(spec), "label_propagation", strategy)
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_cc_real_graphs_auto(name):
+    g = gg.load(real_graph(name))
+    for method in CC_METHODS:
+        labels = same_cc(g, method, "auto")
+        assert labels.max() + 1 == REAL_GRAPHS[name][5]
+
+
+def test_cc_directed_arcs_into_the_giant_component():
+    """Directed arcs that only the in-edge pass of Afforest's final phase links (the giant component skips its
+    out-arcs), and isolated vertices."""
+    n = 3000
+    src = np.arange(1, n - 100)
+    dst = np.zeros_like(src)  # a star into vertex 0: the giant component
+    extra_src = np.array([0, 5, n - 50, n - 40])
+    extra_dst = np.array([n - 60, n - 30, n - 41, n - 39])
+    g = gg.Graph.from_edges(np.concatenate([src, extra_src]), np.concatenate([dst, extra_dst]), num_vertices=n)
+    for method in CC_METHODS:
+        same_cc(g, method, "auto")
+        same_cc(g, method, Strategy(drive="data"))
+
+
+# ------------------------------------------------------------------------------------------------------ color propagation
+@cache
+def color_cpu(g: gg.Graph) -> np.ndarray:
+    return gg.color_propagation(g, backend="cpu").colors
+
+
+def same_colors(g: gg.Graph, strategy) -> None:
+    gpu = gg.color_propagation(g, backend="cuda", strategy=strategy).colors
+    assert gpu.dtype == np.int64
+    np.testing.assert_array_equal(gpu, color_cpu(g))
+
+
+@pytest.mark.parametrize("spec", GRAPHS)
+def test_color_generated_graphs(spec):
+    g = load(spec)
+    colors = color_cpu(g)
+    assert np.all(colors >= np.arange(g.num_vertices))
+    same_colors(g, "auto")
+
+
+@pytest.mark.parametrize("spec,strategy", cases(PUSH + PULL + PATHS, GRAPHS[1:] + GRAPHS[:1]))
+def test_color_every_strategy(spec, strategy, supplementary_hubs):
+    same_colors(load(spec), strategy)
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_color_real_graphs_auto(name):
+    same_colors(gg.load(real_graph(name)), "auto")
+
+
+# ------------------------------------------------------------------------------------------------------ small cases
+def test_small_graphs_all_three():
+    """No vertices, no arcs, a source that reaches nothing, a directed path (no larger id reaches a smaller one: the
+    colors stay the ids)."""
+    empty = gg.Graph.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64), num_vertices=0)
+    edgeless = gg.Graph.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64), num_vertices=7)
+    path = gg.Graph.from_edges(np.arange(9), np.arange(1, 10), np.full(9, 0.5), num_vertices=10)
+    for g in (empty, edgeless, path):
+        for method in CC_METHODS:
+            np.testing.assert_array_equal(gg.connected_components(g, method=method, backend="cuda").labels, cc_cpu(g))
+        np.testing.assert_array_equal(gg.color_propagation(g, backend="cuda").colors, color_cpu(g))
+    np.testing.assert_array_equal(gg.color_propagation(path, backend="cuda").colors, np.arange(10))
+    for method in ("delta_stepping", "bellman_ford"):
+        for source in (0, 9):
+            got = gg.sssp(path, source, method=method, backend="cuda")
+            ref = gg.sssp(path, source, method=method, backend="cpu")
+            np.testing.assert_array_equal(got.distances, ref.distances)
+            np.testing.assert_array_equal(got.predecessors, ref.predecessors)
+        np.testing.assert_array_equal(gg.sssp(path, 9, method=method, backend="cuda").distances[:9], np.inf)
