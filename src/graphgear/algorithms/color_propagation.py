@@ -126,4 +126,4 @@ def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "a
                   frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
                   decision=decision.decision, reason=decision.reason)
         iteration += 1
-    return ColorResult(be.to_host(colors), trace=trace, graph=graph, seconds=trace.seconds)
+    return ColorResult(colors, trace=trace, graph=graph, seconds=trace.seconds)  # a GPU result copies on first read

@@ -290,7 +290,8 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
         pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
     else:
         pred = tight_tree(be, G, dist, s)
-    return SSSPResult(be.to_host(dist), be.to_host(pred), trace=trace, graph=graph, seconds=time.perf_counter() - start)
+    # the arrays stay where the backend left them: a GPU result copies each to the host on its first read
+    return SSSPResult(dist, pred, trace=trace, graph=graph, seconds=time.perf_counter() - start)
 
 
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
