@@ -68,7 +68,8 @@ def _pull_contribution(v, u, w, state):  # pragma: no cover - numba
     return state[0][u] * w
 
 
-PULL_CONTRIBUTION = Functor("pagerank_pull", _pull_contribution, "return state.contrib[u] * w;")
+# reduce role, state (contrib,): float64[V] (u's rank per unit of out-weight; ones for the out-weight reduction)
+PULL_CONTRIBUTION = Functor("pagerank_pull", _pull_contribution, "return contrib[u] * (double)w;", state=("contrib",))
 
 
 @numba.njit(nogil=True)
@@ -98,16 +99,23 @@ PAGERANK_DELTA = VertexProgram(
     name="pagerank-delta",
     kind="iterative",
     accumulate="sum",
+    # params (host order): [0] alpha, [1] eps, [2] 1 to divide the message by the out-degree (0: weighted shares)
     compute=Functor(
         "pagerank_delta_compute",
         _delta_compute,
-        "if (degree == 0) { value += buffer; buffer = 0; send = false; }"
-        " else if (fabs(buffer) > params[1]) { value += buffer; message = params[0] * buffer"
-        " / (params[2] != 0 ? degree : 1); buffer = 0; send = true; } else send = false;",
+        "if (degree == 0) { value += buffer; buffer = 0.0; message = 0.0; send = false; }"
+        " else if (fabs(buffer) > params[1]) { value += buffer; message = params[0] * buffer;"
+        " if (params[2] != 0.0) message /= (double)degree; buffer = 0.0; send = true; }"
+        " else { message = 0.0; send = false; }",
     ),
-    edge=Functor("pagerank_delta_edge", _delta_edge, "return message * weight;"),
+    edge=Functor("pagerank_delta_edge", _delta_edge, "return message * (double)weight;"),
     settled=Functor("pagerank_never_settled", _never_settled, "return false;"),
 )
+
+# what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
+# the calls pass them on the GPU, extra roles)
+CUDA_FUNCTORS = [(PULL_CONTRIBUTION, "reduce", (np.float64,), ())]
+CUDA_PROGRAMS = [PAGERANK_DELTA]
 
 
 # ------------------------------------------------------------------------------------------------------ arguments
@@ -272,11 +280,10 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
         t0 = time.perf_counter()
         xp.multiply(x, inv, out=contrib)
         be.neighbor_reduce(G, PULL_CONTRIBUTION, (contrib,), "sum", "in", out=gathered)
-        dangling_sum = float(x[dangling_ids].sum()) if dangling_ids.size else 0.0
         new = alpha * gathered
         new += teleport
-        if dangling_sum:
-            new += (alpha * dangling_sum) * d
+        if dangling_ids.size:  # the dangling mass stays on the device (a 0-d array): one host read per iteration
+            new += (alpha * x[dangling_ids].sum()) * d
         err = float(xp.abs(new - x).sum())
         x = new
         trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=n, frontier_edges=G.num_arcs,
@@ -373,11 +380,12 @@ def _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, 
             eps = min(eps, eps * SLACK * target / bound)
         ran = False
         for s in solves:
-            active = xp.flatnonzero(s.buffer != 0)
+            # run_program takes the first worklist and the params as host arrays (it copies them to the backend)
+            active = be.to_host(xp.flatnonzero(s.buffer != 0))
             if active.size == 0 or rounds >= max_iter:
                 continue
             ran = True
-            params = xp.asarray([alpha, eps, 0.0 if weighted else 1.0], dtype=np.float64)
+            params = np.asarray([alpha, eps, 0.0 if weighted else 1.0], dtype=np.float64)
             run = run_program(PAGERANK_DELTA, program_graph, s.value, s.buffer, active, params=params, backend=be,
                               strategy=controller, max_rounds=max_iter - rounds)
             _append(trace, run.trace, s.name)
