@@ -18,6 +18,8 @@ Method: U. Brandes, "A faster algorithm for betweenness centrality", J. Math. So
                    never adjacent). After an async forward phase (the controller's choice for high-diameter graphs),
                    one async pass over the reached vertices in reverse BFS order (Brandes' stack, drained by the same
                    FIFO worklist; each vertex's successors are final when it is reached) instead of one call per level.
+                   On the GPU, whose async advance expands level after level in parallel (no FIFO order), the levels
+                   are rebuilt from the level array (one sort) and LevelGather runs per level.
 
 This is the single-source BC of SEP-Graph (Wang et al., PPoPP'19) and MultiGraph (Hong et al., PACT'17), whose metric is
 2|E| / t per source; it runs for every source (exact BC), for k sampled sources, or for given sources.
@@ -127,28 +129,55 @@ def _add_dependency(u, state):  # pragma: no cover - numba
     state[A_BC][u] += state[A_DELTA][u] + state[A_ENDPOINT][0]
 
 
+# CUDA bodies: the state arrays are named as in the CPU functors' state tuples (one name per array, in tuple order);
+# a scalar is a one-element array. Pull runs several lanes per candidate (group_size 4/16/32), so a pull functor that
+# adds into v's entry adds atomically. On the GPU: level int32, sigma/delta/coef/bc/endpoint float64, the CSR offsets
+# int64 and indices int32.
 FORWARD_PUSH = Functor(
     "bc_forward_push", _forward_push,
-    "int nl = level[u] + 1; int lv = level[v]; bool claimed = false;"
+    "const int nl = level[u] + 1; int lv = level[v]; bool claimed = false;"
     " if (lv == -1) { lv = atomicCAS(&level[v], -1, nl); if (lv == -1) { claimed = true; lv = nl; } }"
     " if (lv == nl) atomicAdd(&sigma[v], sigma[u]); return claimed;",
+    state=("level", "sigma"),
 )
-FORWARD_CANDIDATE = Functor("bc_forward_candidate", _forward_candidate, "return level[v] == -1;")
+FORWARD_CANDIDATE = Functor("bc_forward_candidate", _forward_candidate, "return level[v] == -1;",
+                            state=("level", "sigma", "depth"))
 FORWARD_PULL = Functor(
     "bc_forward_pull", _forward_pull,
-    "if (level[u] == depth) { level[v] = depth + 1; sigma[v] += sigma[u]; return ACTIVATE; } return 0;",
+    "if (level[u] == depth[0]) { level[v] = depth[0] + 1; atomicAdd(&sigma[v], sigma[u]); return GG_ACTIVATE; }"
+    " return 0;",
+    state=("level", "sigma", "depth"),
 )
 LEVEL_GATHER = Functor(
     "bc_level_gather", _level_gather,
-    "double acc = 0; for (long k = offsets[u]; k < offsets[u + 1]; ++k) acc += coef_below[indices[k]];"
-    " double delta = sigma[u] * acc; coef_here[u] = (1.0 + delta) / sigma[u]; bc[u] += delta + endpoint;",
+    "double acc = 0.0; for (long long k = offsets[v]; k < offsets[v + 1]; ++k) acc += coef_below[indices[k]];"
+    " const double dep = sigma[v] * acc; coef_here[v] = (1.0 + dep) / sigma[v]; bc[v] += dep + endpoint[0];",
+    state=("offsets", "indices", "sigma", "coef_below", "coef_here", "bc", "endpoint"),
 )
+# the reverse-order pass runs on a backend whose async advance drains one FIFO worklist in order (the CPU); the GPU
+# runs LevelGather instead (see _single_source). The CUDA bodies are right for a level-by-level use all the same.
 DEPENDENCY_PUSH = Functor(
     "bc_dependency_push", _dependency_push,
     "if (level[v] == level[u] + 1) atomicAdd(&delta[u], sigma[u] / sigma[v] * (1.0 + delta[v])); return false;",
+    state=("level", "sigma", "delta"),
 )
-ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[u] += delta[u] + endpoint;")
+ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[v] += delta[v] + endpoint[0];",
+                         state=("delta", "bc", "endpoint"))
 GATHER = Strategy(direction="pull")  # what LevelGather runs: a data-driven gather over one level
+# backends whose async advance drains one FIFO worklist in order (a reverse-BFS-order queue then is Brandes' stack).
+# The GPU's async advance runs level by level in parallel, so after an async forward phase it runs LevelGather.
+FIFO_ASYNC_BACKENDS = ("cpu",)
+
+# what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
+# the calls pass them on the GPU, extra roles)
+_I64, _I32, _F64 = np.int64, np.int32, np.float64
+CUDA_FUNCTORS = [
+    (FORWARD_PUSH, "advance", (_I32, _F64), ()),
+    (FORWARD_PULL, "pull", (_I32, _F64, _I32), (("GGC", ("vertex_predicate", FORWARD_CANDIDATE)),)),
+    (LEVEL_GATHER, "vertex", (_I64, _I32, _F64, _F64, _F64, _F64, _F64), ()),
+    (DEPENDENCY_PUSH, "advance", (_I32, _F64, _F64), ()),
+    (ADD_DEPENDENCY, "vertex", (_F64, _F64, _F64), ()),
+]
 
 
 # ------------------------------------------------------------------------------------------------------- helpers
@@ -258,10 +287,12 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
     controller = make_controller(strategy, graph, "traversal")
     frontier = Frontier.from_vertices(xp.asarray([s], dtype=np.int64), n)
     levels = [frontier]
+    level_edges = []  # out-edges of each level's frontier (the controller's count, kept for the backward trace)
     ran_async = None
     d = 0
     while frontier.size:  # ForwardPhase
         info = IterationInfo(d, frontier.size, frontier.out_edges(G.out_degree), n, num_arcs)
+        level_edges.append(info.frontier_edges)
         decision = controller.choose(info)
         st = decision.strategy
         start = time.perf_counter()
@@ -285,13 +316,15 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
             levels.append(frontier)
         d += 1
     if ran_async is not None:
-        return 1 + _reverse_order_pass(be, G, ran_async, arrays, trace)
+        if be.name in FIFO_ASYNC_BACKENDS:
+            return 1 + _reverse_order_pass(be, G, ran_async, arrays, trace)
+        levels, level_edges = _levels_from_array(be, G, level, levels[0])
     coef_parity = (coef, delta)  # two coefficient arrays by level parity (delta's storage serves as the second)
     coef.fill(0.0)
     delta.fill(0.0)
     for d in range(len(levels) - 1, 0, -1):  # BackwardPhase, LevelGather per level
         f = levels[d]
-        out_edges = f.out_edges(G.out_degree)
+        out_edges = level_edges[d]
         state = (G.offsets, G.indices, sigma, coef_parity[(d + 1) % 2], coef_parity[d % 2], bc, endpoint)
         start = time.perf_counter()
         be.for_each_vertex(f, LEVEL_GATHER, state)
@@ -299,6 +332,25 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
                   edges_processed=out_edges, seconds=time.perf_counter() - start, decision="gather",
                   reason=f"level {d}: each vertex sums its successors' coefficients (race-free)", phase="backward")
     return sum(f.size for f in levels)
+
+
+def _levels_from_array(be: Any, G: Any, level: Any, source: Frontier) -> tuple[list[Frontier], list[int]]:
+    """The BFS levels as frontiers [source, level 1, level 2, ...] and their out-edge counts, rebuilt from the level
+    array (after an async forward phase, which returns no per-level frontiers): one sort by level and one host read
+    of the per-level sizes and out-edges."""
+    xp = be.xp
+    n = source.num_vertices
+    reached = xp.flatnonzero(level > 0)
+    source_edges = source.out_edges(G.out_degree)
+    if reached.size == 0:
+        return [source], [source_edges]
+    depth = level[reached]
+    order = reached[xp.argsort(depth)]
+    counts = xp.stack([xp.bincount(depth), xp.bincount(depth, weights=G.out_degree[reached])])
+    sizes, edges = be.to_host(counts).astype(np.int64)  # sizes[0] == 0: the source is not among `reached`
+    ends = np.cumsum(sizes).tolist()
+    levels = [source] + [Frontier.from_vertices(order[ends[d - 1]:ends[d]], n) for d in range(1, len(ends))]
+    return levels, [source_edges] + edges[1:].tolist()
 
 
 def _reverse_order_pass(be: Any, G: Any, st: Strategy, arrays: tuple, trace: Trace) -> int:
