@@ -17,9 +17,11 @@ Components and Related Problems", IPDPS'14 (seeds/003 runs it on manycore proces
                  remaining id, but a graph whose ids grow along its paths (a citation graph) can take many rounds.
     Tarjan       the small remainder, as Multistep does, by Tarjan's serial algorithm (R. Tarjan, "Depth-first search
                  and linear graph algorithms", SIAM J. Comput. 1972) over the remaining vertices: one numba task run
-                 through for_each_vertex on a one-vertex frontier (a one-thread kernel on a GPU) - the documented
-                 exception to "everything is a parallel operator". TARJAN_CUTOFF is 100,000 vertices (our choice; on 2
-                 CPU cores serial Tarjan beats coloring rounds on such remainders); 0 colors to the end.
+                 through the CPU backend's for_each_vertex on a one-vertex frontier - the documented exception to
+                 "everything is a parallel operator". On the GPU backend this serial step runs on the host, as in
+                 Multistep: the alive and label arrays come to the host and go back after it. TARJAN_CUTOFF is
+                 100,000 vertices (our choice; on 2 CPU cores serial Tarjan beats coloring rounds on such
+                 remainders); 0 colors to the end.
 
 Every traversal here is one operator: max-label propagation restricted to remaining vertices of one group
 (PROPAGATE_PUSH / PROPAGATE_PULL, an early exit once a label reaches its cap). A BFS is propagation of the label 1 from
@@ -179,27 +181,51 @@ def _tarjan(driver, state):  # pragma: no cover - numba
                         break
 
 
+# CUDA bodies: the state arrays are named as in the CPU functors' state tuples (one name per array, in tuple order);
+# a scalar is a one-element array. On the GPU: value/group/label/color/forward/backward int64, alive int8, the pull
+# results has_in/has_out bool. Pull runs several lanes per candidate (group_size 4/16/32), so PROPAGATE_PULL raises
+# value[v] with atomicMax (a plain store could let a smaller label overwrite a larger one of another lane).
 PROPAGATE_PUSH = Functor(
     "scc_propagate_push", _propagate_push,
-    "long x = value[u]; if (alive[v] && group[v] == group[u] && value[v] < x) return atomicMax(&value[v], x) < x;"
+    "const long long x = value[u];"
+    " if (alive[v] != 0 && group[v] == group[u] && value[v] < x) return atomicMax(&value[v], x) < x;"
     " return false;",
+    state=("value", "alive", "group", "cap"),
 )
-PROPAGATE_CANDIDATE = Functor("scc_propagate_candidate", _propagate_candidate, "return alive[v] && value[v] < cap;")
+PROPAGATE_CANDIDATE = Functor("scc_propagate_candidate", _propagate_candidate,
+                              "return alive[v] != 0 && value[v] < cap[0];", state=("value", "alive", "group", "cap"))
 PROPAGATE_PULL = Functor(
     "scc_propagate_pull", _propagate_pull,
-    "long x = value[u]; if (alive[u] && group[u] == group[v] && x > value[v]) { value[v] = x;"
-    " return x >= cap ? ACTIVATE | STOP : ACTIVATE; } return 0;",
+    "const long long x = value[u];"
+    " if (alive[u] != 0 && group[u] == group[v] && x > value[v] && atomicMax(&value[v], x) < x)"
+    " return x >= cap[0] ? (GG_ACTIVATE | GG_STOP) : GG_ACTIVATE;"
+    " return 0;",
+    state=("value", "alive", "group", "cap"),
 )
-ALIVE = Functor("scc_alive", _alive, "return alive[v];")
+ALIVE = Functor("scc_alive", _alive, "return alive[v] != 0;", state=("alive",))
 ALIVE_NEIGHBOUR = Functor("scc_alive_neighbour", _alive_neighbour,
-                          "return (u != v && alive[u]) ? ACTIVATE | STOP : 0;")
-TRIM = Functor("scc_trim", _trim, "if (alive[v] && !(has_in[v] && has_out[v])) { alive[v] = 0; label[v] = v; }")
-TARJAN = Functor("scc_tarjan", _tarjan, "/* one thread: iterative Tarjan over the remaining vertices */")
+                          "return (u != v && alive[u] != 0) ? (GG_ACTIVATE | GG_STOP) : 0;", state=("alive",))
+TRIM = Functor("scc_trim", _trim, "if (alive[v] != 0 && !(has_in[v] && has_out[v])) { alive[v] = 0; label[v] = v; }",
+               state=("alive", "label", "has_in", "has_out"))
+# serial Tarjan has no CUDA version: on the GPU backend the remainder goes to the host (see _Run.tarjan)
+TARJAN = Functor("scc_tarjan", _tarjan)
 SETTLE = Functor(
     "scc_settle", _settle,
-    "if (forward[v] && backward[v]) { label[v] = color[v]; alive[v] = 0; } forward[v] = backward[v] = 0;"
-    " color[v] = alive[v] ? v : -1;",
+    "if (forward[v] != 0 && backward[v] != 0) { label[v] = color[v]; alive[v] = 0; }"
+    " forward[v] = 0; backward[v] = 0; color[v] = alive[v] != 0 ? (long long)v : -1LL;",
+    state=("forward", "backward", "alive", "label", "color"),
 )
+
+# what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
+# the calls pass them on the GPU, extra roles)
+_I64, _I8, _B = np.int64, np.int8, np.bool_
+CUDA_FUNCTORS = [
+    (ALIVE_NEIGHBOUR, "pull", (_I8,), (("GGC", ("vertex_predicate", ALIVE)),)),
+    (TRIM, "vertex", (_I8, _I64, _B, _B), ()),
+    (PROPAGATE_PUSH, "advance", (_I64, _I8, _I64, _I64), ()),
+    (PROPAGATE_PULL, "pull", (_I64, _I8, _I64, _I64), (("GGC", ("vertex_predicate", PROPAGATE_CANDIDATE)),)),
+    (SETTLE, "vertex", (_I64, _I64, _I8, _I64, _I64), ()),
+]
 
 
 # ------------------------------------------------------------------------------------------------------- helpers
@@ -344,14 +370,22 @@ class _Run:
 
     # --------------------------------------------------------------------------------------------------- Tarjan
     def tarjan(self) -> None:
-        """The remainder by serial Tarjan: one numba task through for_each_vertex on a one-vertex frontier."""
-        xp, n = self.be.xp, self.n
+        """The remainder by serial Tarjan: one numba task through the CPU backend's for_each_vertex on a one-vertex
+        frontier. Serial work belongs on the host (Slota et al.'s Multistep runs this step on the CPU too): on the GPU
+        backend alive and label come to the host, Tarjan runs over the graph's host CSR, and they go back."""
+        be, n = self.be, self.n
+        host = get_backend("cpu")
         left = self.remaining()
-        scratch = (xp.full(n, -1, dtype=np.int64), xp.zeros(n, dtype=np.int64), xp.zeros(n, dtype=np.int8),
-                   xp.zeros(n, dtype=np.int64), xp.zeros(n, dtype=np.int64), xp.zeros(n, dtype=np.int64))
-        one = Frontier.from_vertices(xp.zeros(1, dtype=np.int64), n)
         start = time.perf_counter()
-        self.be.for_each_vertex(one, TARJAN, (self.G.offsets, self.G.indices, self.alive, self.label) + scratch)
+        alive, label = be.to_host(self.alive), be.to_host(self.label)  # the CPU backend's own arrays on the CPU
+        scratch = (np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8),
+                   np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
+        one = Frontier.from_vertices(np.zeros(1, dtype=np.int64), n)
+        host.for_each_vertex(one, TARJAN, (self.graph.offsets, self.graph.indices, alive, label) + scratch)
+        if alive is not self.alive:
+            self.alive = be.asarray(alive)
+        if label is not self.label:
+            self.label = be.asarray(label)
         seconds = time.perf_counter() - start
         st = Strategy(sync="async")
         info = IterationInfo(0, left, 0, n, self.G.num_arcs)
