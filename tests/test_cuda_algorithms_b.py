@@ -1,0 +1,227 @@
+"""PageRank, betweenness centrality and SCC on the CUDA backend give the CPU backend's answers.
+
+PageRank: L1 difference below 1e-6 (power iteration and the delta program); betweenness: rtol 1e-6 (exact on small
+graphs, k sampled sources with a seed on the larger ones); SCC: identical labels (both are numbered 0..C-1 by each
+component's smallest vertex). Each on the generated graphs, the real graphs (strategy "auto") and the strategies that
+apply. Marked `gpu`: skipped without CuPy and an NVIDIA GPU; run with `python3 -m pytest -m gpu`.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from conftest import REAL_GRAPHS, real_graph
+
+import graphgear as gg
+from graphgear.algorithms import scc as scc_module
+from graphgear.engine.strategy import Strategy
+from graphgear.errors import StrategyError
+
+pytestmark = pytest.mark.gpu
+
+GRAPHS = ["kron:12", "rmat:11:8", "grid:40:50:0.8", "rgg:11", "er:3000:6"]
+BALANCERS = [{"balance": "vertex_group", "group_size": g} for g in (1, 4, 16, 32)] + [
+    {"balance": b} for b in ("twc", "warp_scan", "merge_path", "three_stage")
+]
+PUSH_STRATEGIES = (
+    [Strategy(**b) for b in BALANCERS]
+    + [Strategy(balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
+    + [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
+    + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
+    + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
+)
+PULL_STRATEGIES = [
+    Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)
+] + [Strategy(direction="pull", frontier="bitmap", drive="topology"),
+     Strategy(direction="pull", frontier="bitmap", sync="async")]
+# async push through a few load balancers (the program rounds of delta PageRank)
+ASYNC_PUSH = [
+    Strategy(sync="async", balance="vertex_group", group_size=1),
+    Strategy(sync="async", balance="three_stage"),
+    Strategy(sync="async", balance="warp_scan", supports=frozenset({"warp_gather", "block_gather"})),
+]
+
+
+@pytest.fixture
+def small_supplementary_threshold():
+    """Small graphs: let supplementary queues take the hubs (as tests/test_cuda.py does)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    be.supplementary_threshold = 64
+    yield
+    be.supplementary_threshold = None
+
+
+def load(spec: str) -> gg.Graph:
+    if spec.startswith("oriented:"):
+        return oriented(spec.split(":", 1)[1])
+    return gg.load(spec)
+
+
+def oriented(spec: str) -> gg.Graph:
+    """A directed graph with many non-trivial SCCs: every edge u < v of an undirected graph as u -> v, and half of them
+    also as v -> u (seeded)."""
+    g = gg.load(spec)
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    up = rows < g.indices
+    src, dst = rows[up], g.indices[up]
+    back = np.random.default_rng(5).random(src.size) < 0.5
+    return gg.Graph.from_edges(np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]),
+                               num_vertices=g.num_vertices, directed=True, name=f"oriented {spec}")
+
+
+# ------------------------------------------------------------------------------------------------------ PageRank
+def same_pagerank(g: gg.Graph, method: str, strategy="auto", **kwargs):
+    n = max(g.num_vertices, 1)
+    if method == "power":
+        kwargs = {"tol": 1e-7 / n, "max_iter": 2000, **kwargs}  # one step more or less moves the ranks < 1e-6 (L1)
+    else:
+        kwargs = {"tol": 1e-8 / n, "max_iter": 20_000, **kwargs}  # both within 1e-8 (L1) of the exact PageRank
+    cpu = gg.pagerank(g, method=method, strategy=strategy, backend="cpu", **kwargs)
+    gpu = gg.pagerank(g, method=method, strategy=strategy, backend="cuda", **kwargs)
+    assert gpu.trace.backend == "cuda"
+    assert gpu.ranks.shape == cpu.ranks.shape and gpu.ranks.dtype == np.float64
+    assert np.abs(gpu.ranks - cpu.ranks).sum() < 1e-6
+    assert abs(gpu.ranks.sum() - 1.0) < 1e-9
+    if method == "power":  # the same iterates up to rounding: the same number of steps
+        assert gpu.iterations == cpu.iterations
+    return cpu, gpu
+
+
+@pytest.mark.parametrize("method", ["power", "delta"])
+@pytest.mark.parametrize("spec", GRAPHS + ["rmat:11:8:w"])
+def test_pagerank_generated_graphs(spec, method):
+    same_pagerank(gg.load(spec), method)
+
+
+@pytest.mark.parametrize("method", ["power", "delta"])
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_pagerank_real_graphs(name, method):
+    same_pagerank(gg.load(real_graph(name)), method)
+
+
+@pytest.mark.parametrize("method", ["power", "delta"])
+def test_pagerank_personalization_and_dangling_weighted(method):
+    """A directed weighted graph with dangling vertices, a personalization and a different dangling vector (the delta
+    method's second solve)."""
+    g = gg.load("rmat:10:4:w")
+    n = g.num_vertices
+    assert np.any(g.out_degree() == 0)
+    personalization = {v: 1.0 + (v % 3) for v in range(0, n, 5)}
+    dangling = {v: 1.0 for v in range(1, n, 7)}
+    same_pagerank(g, method, alpha=0.8, personalization=personalization, dangling=dangling)
+
+
+@pytest.mark.usefixtures("small_supplementary_threshold")
+@pytest.mark.parametrize("strategy", PUSH_STRATEGIES + ASYNC_PUSH, ids=str)
+def test_pagerank_delta_push_strategies(strategy):
+    _, gpu = same_pagerank(gg.load("kron:12"), "delta", strategy)
+    assert {row.path for row in gpu.trace} == {strategy.path}
+
+
+@pytest.mark.parametrize("strategy", PULL_STRATEGIES, ids=str)
+def test_pagerank_delta_pull_strategies(strategy):
+    g = gg.load("rmat:11:8:w")
+    if strategy.sync == "async":  # a sum accumulate cannot run async pull: refused on both backends
+        for backend in ("cpu", "cuda"):
+            with pytest.raises(StrategyError, match="async pull"):
+                gg.pagerank(g, method="delta", strategy=strategy, backend=backend)
+        return
+    _, gpu = same_pagerank(g, "delta", strategy)
+    assert {row.path for row in gpu.trace} == {strategy.path}
+
+
+# ------------------------------------------------------------------------------------------------------ betweenness
+def same_bc(g: gg.Graph, strategy="auto", **kwargs):
+    cpu = gg.betweenness_centrality(g, backend="cpu", strategy=strategy, **kwargs)
+    gpu = gg.betweenness_centrality(g, backend="cuda", strategy=strategy, **kwargs)
+    assert gpu.trace.backend == "cuda"
+    assert gpu.centrality.dtype == np.float64
+    np.testing.assert_allclose(gpu.centrality, cpu.centrality, rtol=1e-6)
+    assert np.any(gpu.centrality > 0)
+    return cpu, gpu
+
+
+@pytest.mark.parametrize("spec", ["kron:8", "rmat:8:8", "grid:12:15:0.8", "er:400:4"])
+def test_bc_exact_small_graphs(spec):
+    same_bc(gg.load(spec))
+
+
+@pytest.mark.parametrize("spec", GRAPHS)
+def test_bc_sampled_generated_graphs(spec):
+    same_bc(gg.load(spec), k=16, seed=7)
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_bc_sampled_real_graphs(name):
+    same_bc(gg.load(real_graph(name)), k=4, seed=1)
+
+
+@pytest.mark.usefixtures("small_supplementary_threshold")
+@pytest.mark.parametrize("strategy", PUSH_STRATEGIES + PULL_STRATEGIES, ids=str)
+def test_bc_every_strategy(strategy):
+    """Exact BC on a small directed graph: every forward level on the given path; after an async forward phase the GPU
+    gathers level by level (its async advance has no FIFO order for Brandes' stack)."""
+    _, gpu = same_bc(gg.load("rmat:8:8"), strategy)
+    forward = {row.strategy for row in gpu.trace if row.phase == "forward"}
+    assert forward == {str(strategy)}
+    assert any(row.phase == "backward" for row in gpu.trace)
+
+
+@pytest.mark.parametrize("strategy", ["auto", Strategy(sync="async")], ids=str)
+def test_bc_endpoints_and_sources(strategy):
+    g = gg.load("grid:20:20:0.9")  # high diameter: auto runs the forward phase async
+    same_bc(g, strategy, endpoints=True, normalized=False, k=12, seed=3)
+    same_bc(g, strategy, sources=[0, 5, 5, 399])
+
+
+# ------------------------------------------------------------------------------------------------------ SCC
+SCC_GRAPHS = GRAPHS + ["oriented:kron:12", "oriented:grid:40:50:0.9"]
+
+
+def same_scc(g: gg.Graph, strategy="auto"):
+    cpu = gg.strongly_connected_components(g, backend="cpu", strategy=strategy)
+    gpu = gg.strongly_connected_components(g, backend="cuda", strategy=strategy)
+    assert gpu.trace.backend == "cuda"
+    assert gpu.labels.dtype == np.int64
+    np.testing.assert_array_equal(gpu.labels, cpu.labels)
+    # the steps depend only on what remains after each, which is the same on both backends
+    assert {row.phase for row in gpu.trace} == {row.phase for row in cpu.trace}
+    return cpu, gpu
+
+
+@pytest.mark.parametrize("coloring", [False, True], ids=["tarjan-rest", "coloring-to-the-end"])
+@pytest.mark.parametrize("spec", SCC_GRAPHS)
+def test_scc_generated_graphs(spec, coloring):
+    g = load(spec)
+    with mock.patch.object(scc_module, "TARJAN_CUTOFF", 0 if coloring else scc_module.TARJAN_CUTOFF):
+        cpu, gpu = same_scc(g)
+    phases = {row.phase for row in gpu.trace}
+    if spec.startswith("oriented:"):  # many SCCs of several vertices: every step runs
+        assert cpu.num_components > 1 and ("color" if coloring else "tarjan") in phases
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_scc_real_graphs(name):
+    same_scc(gg.load(real_graph(name)))
+
+
+@pytest.mark.parametrize("name", ["social/wiki-Vote.txt", "citation/cit-HepTh.txt.gz"])
+def test_scc_real_directed_graphs_coloring(name):
+    g = gg.load(real_graph(name))
+    with mock.patch.object(scc_module, "TARJAN_CUTOFF", 0):
+        same_scc(g)
+
+
+@pytest.mark.usefixtures("small_supplementary_threshold")
+@pytest.mark.parametrize("strategy", PUSH_STRATEGIES + PULL_STRATEGIES, ids=str)
+def test_scc_every_strategy(strategy):
+    g = oriented("grid:30:40:0.9")  # dozens of SCCs of several vertices: several coloring rounds
+    with mock.patch.object(scc_module, "TARJAN_CUTOFF", 0):
+        _, gpu = same_scc(g, strategy)
+    assert "color" in {row.phase for row in gpu.trace}
+    propagation = {row.strategy for row in gpu.trace if row.phase in ("fw-bw", "color")}
+    assert propagation == {str(strategy)}
