@@ -16,6 +16,7 @@ import pytest
 from graphgear.algorithms import _common, bfs
 from graphgear.backends.cuda import runtime as rt
 from graphgear.backends.cuda import sources
+from graphgear.backends.cuda.sources import ADVANCE_KERNELS
 
 I64, I32, F64, F32, U8, B = np.int64, np.int32, np.float64, np.float32, np.uint8, np.bool_
 
@@ -46,6 +47,9 @@ _extend_registry()
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_generated_modules_compile(tmp_path):
     modules = [_module(e) for e in FUNCTORS] + [sources.program_module(p) for p in PROGRAMS]
+    modules += [sources.persistent_module(bfs.BFS_PROGRAM, balancer, group)
+                for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
+                for group in sources.PERSISTENT_PULL_GROUPS[:1]]
     path = tmp_path / "modules.cu"
     path.write_text(sources.nvcc_bundle(modules))
     result = subprocess.run(

@@ -95,13 +95,13 @@ def run_program(
     be = get_backend(backend)
     G = be.graph(graph)
     n = graph.num_vertices
-    state = be.program_state(G, program, values, buffers, np.asarray(params, dtype=np.float64))
+    state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64))
     controller = make_controller(strategy, graph, program.kind)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
         raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
-    worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(np.asarray(active)), n)
+    worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
     if after_round is None and program.kind == "traversal":
         worklist, rounds = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase)

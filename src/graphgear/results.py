@@ -16,6 +16,7 @@ import numpy as np
 from .engine.trace import Trace
 
 __all__ = [
+    "Deferred",
     "Result",
     "BFSResult",
     "SSSPResult",
@@ -24,6 +25,15 @@ __all__ = [
     "BetweennessResult",
     "ColorResult",
 ]
+
+
+class Deferred:
+    """A per-vertex array computed on its first read: ``compute()`` returns it (on the algorithm's device)."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute: Any) -> None:
+        self.compute = compute
 
 
 def _to_host(array: Any) -> np.ndarray:
@@ -42,6 +52,9 @@ class Result:
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
+        if isinstance(value, Deferred):
+            value = value.compute()
+            object.__setattr__(self, name, value)
         if type(value).__module__.startswith("cupy"):  # a device array: copy it to the host once, on first read
             value = _to_host(value)
             object.__setattr__(self, name, value)
@@ -49,7 +62,11 @@ class Result:
 
     def device(self, name: str) -> Any:
         """The array `name` where the algorithm left it: a CuPy array after a GPU run (no copy), else NumPy."""
-        return object.__getattribute__(self, name)
+        value = object.__getattribute__(self, name)
+        if isinstance(value, Deferred):
+            value = value.compute()
+            object.__setattr__(self, name, value)
+        return value
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The per-vertex arrays by name."""

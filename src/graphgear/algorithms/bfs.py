@@ -18,7 +18,7 @@ from ..backends import get_backend
 from ..engine.strategy import Strategy
 from ..functor import Functor
 from ..program import VertexProgram, run_program
-from ..results import BFSResult
+from ..results import BFSResult, Deferred
 from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
 
 
@@ -50,7 +50,8 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
 
     ``distances`` is int64 with -1 for unreachable vertices; ``predecessors`` holds each vertex's parent (-1 for the
     source and unreachable vertices). ``strategy="direction=push"`` is top-down BFS, ``"direction=pull"`` bottom-up,
-    ``"auto"`` direction-optimising.
+    ``"auto"`` direction-optimising. The predecessors are computed when first read (one pull pass over the
+    distances: the smallest-id parent one level up), so a caller who needs only distances does not pay for them.
     """
     s = resolve_source(graph, source)
     be = get_backend(backend)
@@ -62,6 +63,7 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     run = run_program(BFS_PROGRAM, graph, values, buffers, np.array([s]), backend=be, strategy=strategy)
     G = be.graph(graph)
     dist = run.state.value
-    pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True)
+    # the BFS tree is derived from the distances by one pull pass, when first read (results.Deferred)
+    pred = Deferred(lambda: predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True))
     distances = xp.where(xp.isfinite(dist), dist, -1).astype(np.int64)
     return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=run.trace.seconds)

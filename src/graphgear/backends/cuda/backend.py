@@ -27,7 +27,8 @@ SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
-CONTROL_WORDS = 9  # int64 words: counters (3), edges (3), barrier (1), status (2)
+CONTROL_WORDS = 11  # int64 words: counters (5), edges (3), barrier (1), status (2)
+GRID_GATHER_DEGREE = 4096  # persistent push: the whole grid expands a sender of at least this degree
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 
@@ -65,10 +66,11 @@ class PersistentBuffers:
 
     queues: tuple[Any, Any]
     senders: tuple[Any, Any]
+    huge: tuple[Any, Any]
     claim_bits: Any
     active_bits: Any
     control: Any  # int64[CONTROL_WORDS], cleared by one memset before each launch; the views below share it
-    counters: Any  # uint32[6]
+    counters: Any  # uint32[10]
     edges: Any  # uint64[3]
     barrier: Any  # uint32[2]
     status: Any  # int32[4]
@@ -122,6 +124,8 @@ class CudaBackend:
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
+        self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
+        self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CudaGraph:
@@ -409,21 +413,24 @@ class CudaBackend:
             cp = self.xp
             n = G.num_vertices
             words = (n + 31) // 32 + 1
-            rt.check_free_memory(16 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
+            rt.check_free_memory(24 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
             control = cp.zeros(CONTROL_WORDS, dtype=cp.int64)
             G.persistent = PersistentBuffers(
                 queues=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 senders=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
-                claim_bits=cp.zeros(words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
-                control=control, counters=control[0:3].view(cp.uint32), edges=control[3:6].view(cp.uint64),
-                barrier=control[6:7].view(cp.uint32), status=control[7:9].view(cp.int32),
+                huge=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
+                claim_bits=cp.zeros(2 * words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
+                control=control, counters=control[0:5].view(cp.uint32), edges=control[5:8].view(cp.uint64),
+                barrier=control[8:9].view(cp.uint32), status=control[9:11].view(cp.int32),
                 log=cp.zeros((LOG_ROWS + 1) * LOG_FIELDS, dtype=cp.int64),
             )
         return G.persistent
 
-    def _coresident_blocks(self, kernel: Any) -> int:
+    def _coresident_blocks(self, kernel: Any, sparse: bool) -> int:
         """Blocks that can all be resident at once (a grid barrier needs every block running): the occupancy API's
-        answer times the multiprocessors; __launch_bounds__(256, 2) guarantees at least 2 per SM."""
+        answer times the multiprocessors; __launch_bounds__(256, 2) guarantees at least 2 per SM. A sparse,
+        high-diameter traversal runs thousands of rounds over small frontiers, where the barrier (one arrival per
+        block) costs more than the threads earn: one block per SM there."""
         cp = self.xp
         sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
         per_sm = 2
@@ -431,7 +438,8 @@ class CudaBackend:
             per_sm = max(per_sm, int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, rt.BLOCK, 0)))
         except Exception:  # pragma: no cover - older CuPy without the binding: the launch bound's guarantee
             pass
-        return sms * min(per_sm, 8)
+        wanted = self.persistent_blocks_per_sm or (1 if sparse else per_sm)
+        return sms * min(per_sm, wanted, 8)
 
     def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
                            rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30) -> PersistentRun:
@@ -445,7 +453,7 @@ class CudaBackend:
         cp = self.xp
         n = G.num_vertices
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
-        pull_group = strategy.group_size if strategy.balance == "vertex_group" else 1
+        pull_group = self.persistent_pull_group or (strategy.group_size if strategy.balance == "vertex_group" else 1)
         module = rt.compile_module(sources.persistent_module(s.program, balancer, pull_group), ())
         kernel = module.get_function("persistent")
         B = self._persistent_buffers(G)
@@ -455,14 +463,20 @@ class CudaBackend:
         B.control.fill(0)
         t_offsets, t_indices, t_weights = G.csc() if mode != "push" else (G.offsets, G.indices, G.weights)
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
+        gather = strategy.supports & {"block_gather", "supplementary_queues"}
+        huge = GRID_GATHER_DEGREE if gather and strategy.direction == "push" else 1 << 62
+        # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
+        # without hubs to gather grid-wide
+        fused = mode == "push" and s.monoid != MONOIDS["sum"] and not gather
         alpha, beta, unexplored = rules
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
                 s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
-                np.int32(supports), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
+                np.int32(supports), np.int64(huge), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
                 np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
-                B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.counters, B.edges, B.claim_bits,
-                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), s.params)
-        kernel((self._coresident_blocks(kernel),), (rt.BLOCK,), args)
+                B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
+                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), s.params)
+        sparse = G.num_arcs < 5 * max(n, 1)  # SEP-Graph's delta: |E|/|V| < 5, a high-diameter graph
+        kernel((self._coresident_blocks(kernel, sparse),), (rt.BLOCK,), args)
         status = B.status.get()
         if status[0]:
             raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")

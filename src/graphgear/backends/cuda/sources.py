@@ -81,7 +81,7 @@ extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) {
 }
 """
 
-INCLUDES = '#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n'
+INCLUDES = '#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n#include "persistent.cuh"\n'
 
 
 def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles: tuple = ()) -> str:
@@ -174,23 +174,27 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
     if pull_group not in PERSISTENT_PULL_GROUPS:
         raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
     expand = (
-        "struct GGExpand {\n    template <class F>\n"
+        "struct GGExpand {\n    template <class F, class L>\n"
         "    __device__ static void run(const i64* offsets, const int* indices, const float* weights, int weighted, "
-        "const int* queue, int qsize, F f, GGOut out, int supports) {\n"
-        f"        {ADVANCE_BODIES[balancer]}\n    }}\n}};\n"
+        "const int* queue, int qsize, F f, GGOut out, int supports, L prepare) {\n"
+        f"        {ADVANCE_BODIES[balancer][:-2]}, prepare);\n    }}\n}};\n"
     )
     kernel = (
         'extern "C" __global__ void __launch_bounds__(256, 2) persistent(const i64* offsets, const int* indices, '
         "const float* weights, int weighted, const i64* t_offsets, const int* t_indices, const float* t_weights, int n, "
         "double* value, double* buffer, double* message, int monoid, int first_wins, int skip_settled, int supports, "
-        "int qsize, int max_rounds, int mode, double alpha, double beta, double unexplored, int* qa, int* qb, int* sa, "
-        "int* sb, u32* counters, u64* edges, u32* claim_bits, u32* active_bits, u32* barrier, int* status, i64* log, "
-        "int log_rows, const double* params) {\n"
-        "    GGPersistentState st{{qa, qb}, {sa, sb}, counters, edges, claim_bits, active_bits, barrier, status, log, "
-        "log_rows};\n"
+        "i64 huge, int qsize, int max_rounds, int mode, double alpha, double beta, double unexplored, int* qa, int* qb, int* sa, "
+        "int* sb, int* ha, int* hb, u32* counters, u64* edges, u32* claim_bits, u32* active_bits, u32* barrier, int* status, i64* log, "
+        "int log_rows, int fused, const double* params) {\n"
+        "    GGPersistentState st{{qa, qb}, {sa, sb}, {ha, hb}, counters, edges, claim_bits, (n + 31) / 32 + 1, "
+        "active_bits, barrier, status, log, log_rows};\n"
+        "    if (fused) {\n"
+        "        gg_fused_rounds<GGP, GGExpand>(offsets, indices, weights, weighted, value, buffer, message, monoid, "
+        "supports, qsize, max_rounds, st, GGP{params});\n"
+        "        return;\n    }\n"
         "    GGRules rules{mode, alpha, beta, unexplored};\n"
         f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(offsets, indices, weights, weighted, t_offsets, "
-        "t_indices, t_weights, n, value, buffer, message, monoid, first_wins, skip_settled, supports, qsize, max_rounds, "
+        "t_indices, t_weights, n, value, buffer, message, monoid, first_wins, skip_settled, supports, huge, qsize, max_rounds, "
         "rules, st, GGP{params});\n}\n"
     )
-    return "".join([INCLUDES, '#include "persistent.cuh"\n', program_struct(program), expand, kernel])
+    return "".join([INCLUDES, program_struct(program), expand, kernel])

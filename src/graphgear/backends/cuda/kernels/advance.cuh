@@ -16,6 +16,9 @@
 //                     lanes, the next (deg - deg%32) % 256 by warps (8 vertices each), the rest by the whole CTA.
 //
 // F is the functor: __device__ bool operator()(int u, int v, float w) const -- true when v is activated.
+// L (vertex_group, twc, warp_scan, three_stage) prepares each loaded queue entry: __device__ int operator()(int u)
+// returns u to expand it or -1 to skip it; the persistent kernel's fused rounds run compute() there. Every lane of a
+// warp calls it (u = -1 past the end of the queue), so it may use warp-wide intrinsics.
 // Every kernel body uses a grid-stride loop whose trip count is uniform within a block (block-wide barriers inside).
 #pragma once
 #include "common.cuh"
@@ -95,14 +98,18 @@ __device__ __forceinline__ int gg_dedup_loaded(int u, int supports) {
     return u;
 }
 
-template <int G, class F>
+struct GGKeep {  // the default preparation: expand every queue entry
+    __device__ __forceinline__ int operator()(int u) const { return u; }
+};
+
+template <int G, class F, class L = GGKeep>
 __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                        const int* queue, int qsize, F f, GGOut out, int supports) {
+                                        const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L()) {
     const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         const int idx = base + threadIdx.x;
-        int u = idx < qsize ? queue[idx] : -1;
+        int u = prepare(idx < qsize ? queue[idx] : -1);
         if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
         i64 start = u >= 0 ? offsets[u] : 0;
         i64 end = u >= 0 ? offsets[u + 1] : 0;
@@ -122,17 +129,17 @@ __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, 
     }
 }
 
-template <class F>
+template <class F, class L = GGKeep>
 __device__ void gg_advance_twc(const i64* offsets, const int* indices, const float* weights, int weighted,
-                               const int* queue, int qsize, F f, GGOut out, int dedup) {
+                               const int* queue, int qsize, F f, GGOut out, int dedup, L prepare = L()) {
     // CTA bin, warp bin, thread bin: the vertex_group<1> kernel with both gathering supports is exactly TWC.
-    gg_advance_vertex_group<1, F>(offsets, indices, weights, weighted, queue, qsize, f, out,
-                                  GG_WARP_GATHER | GG_BLOCK_GATHER | dedup);
+    gg_advance_vertex_group<1, F, L>(offsets, indices, weights, weighted, queue, qsize, f, out,
+                                     GG_WARP_GATHER | GG_BLOCK_GATHER | dedup, prepare);
 }
 
-template <class F>
+template <class F, class L = GGKeep>
 __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                     const int* queue, int qsize, F f, GGOut out, int supports) {
+                                     const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L()) {
     __shared__ int s_u[GG_BLOCK];
     __shared__ i64 s_start[GG_BLOCK];
     __shared__ i64 s_excl[GG_BLOCK];
@@ -141,7 +148,7 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         const int idx = base + threadIdx.x;
-        int u = idx < qsize ? queue[idx] : -1;
+        int u = prepare(idx < qsize ? queue[idx] : -1);
         if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
         i64 start = u >= 0 ? offsets[u] : 0;
         i64 end = u >= 0 ? offsets[u + 1] : 0;
@@ -206,9 +213,9 @@ __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, co
     }
 }
 
-template <class F>
+template <class F, class L = GGKeep>
 __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                       const int* queue, int qsize, F f, GGOut out) {
+                                       const int* queue, int qsize, F f, GGOut out, L prepare = L()) {
     __shared__ int s_u[64];
     __shared__ i64 s_start[64];
     __shared__ i64 s_deg[64];
@@ -217,7 +224,7 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
     for (int base = blockIdx.x * 64; base < qsize; base += gridDim.x * 64) {
         if (threadIdx.x < 64) {
             const int idx = base + threadIdx.x;
-            const int u = idx < qsize ? queue[idx] : -1;
+            const int u = prepare(idx < qsize ? queue[idx] : -1);
             s_u[threadIdx.x] = u;
             s_start[threadIdx.x] = u >= 0 ? offsets[u] : 0;
             s_deg[threadIdx.x] = u >= 0 ? offsets[u + 1] - offsets[u] : 0;

@@ -1,16 +1,20 @@
 // Persistent traversal kernel: a vertex program's rounds inside ONE launch, separated by grid barriers (about 1 us
 // each on Hopper, against ~8 us per launch and 10-17 us per host read-back). This is graphgear's sync="async" on the
 // GPU and the device half of SEP-Graph's Algorithm 2: the push/pull switch is decided on the device each round from
-// counters every block reads after the barrier, with the same rules as engine/controller.py TraversalController.
+// counters every block reads after the barrier, with the same rules as engine/controller.py TraversalController
+// (including its "stay pull while the active set grows").
 //
 // Round r (worklist Q of qsize vertices):
 //   A  compute() on Q; the vertices that send go to the sender queue S (warp-aggregated appends) and their out-degrees
-//      are summed (outDegree(A)); the claim bits of Q's entries are cleared for this round's output.
+//      are summed (outDegree(A)); the claim bits of Q's entries are cleared for this round's output. A sender of
+//      degree >= huge goes to the supplementary queue H instead, which the whole grid expands one vertex at a time
+//      (grid gathering: block gathering one level up; Busato & Bombieri's supplementary queue).
 //   -- grid barrier; every thread reads |S| and outDegree(S) and takes the same push/pull decision
 //   B  push: S's out-edges through the chosen advance load balancer, exact duplicate removal by claim bits -> Q'
 //      pull: S into the active-source bitmap, -- barrier --, every unsettled vertex scans its in-edges (early exit
 //            for first-wins programs) -> Q'
 //   -- grid barrier; Q <- Q'
+// A fixed push of a min/max/or program fuses A into B (gg_fused_rounds below): one barrier per round.
 // Block 0 logs each round (|Q|, |S|, outDegree(S), direction, %globaltimer) for the host's trace.
 //
 // Co-residency: the host launches at most (blocks resident per SM) x (SMs) blocks. The barrier gives up after
@@ -32,11 +36,17 @@ __device__ __forceinline__ u64 gg_globaltimer() {
 }
 
 // Grid-wide barrier (sense by generation count): bar[0] arrivals, bar[1] generation. Returns false after an abort.
+// One arrival per block; waiters poll the generation with acquire loads (no sleep: a wake-up costs ~1 us more).
+__device__ __forceinline__ u32 gg_load_acquire(const u32* p) {
+    u32 v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 __device__ __forceinline__ bool gg_grid_sync(u32* bar, volatile int* status) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile u32* generation = bar + 1;
-        const u32 g = *generation;
+        const u32 g = gg_load_acquire(bar + 1);
         __threadfence();
         if (atomicAdd(bar, 1u) == gridDim.x - 1) {
             atomicExch(bar, 0u);
@@ -44,9 +54,12 @@ __device__ __forceinline__ bool gg_grid_sync(u32* bar, volatile int* status) {
             atomicAdd(bar + 1, 1u);
         } else {
             const u64 start = gg_globaltimer();
-            while (*generation == g && status[0] == 0) {
-                __nanosleep(64);
-                if (gg_globaltimer() - start > GG_BARRIER_TIMEOUT_NS) atomicExch((int*)status, 1);
+            u32 spins = 0;
+            while (gg_load_acquire(bar + 1) == g) {
+                if ((++spins & 1023u) == 0 && (status[0] != 0 || gg_globaltimer() - start > GG_BARRIER_TIMEOUT_NS)) {
+                    atomicExch((int*)status, 1);
+                    break;
+                }
             }
         }
         __threadfence();
@@ -58,13 +71,29 @@ __device__ __forceinline__ bool gg_grid_sync(u32* bar, volatile int* status) {
 __device__ __forceinline__ u32 gg_load(const u32* p) { return *(volatile const u32*)p; }
 __device__ __forceinline__ u64 gg_load(const u64* p) { return *(volatile const u64*)p; }
 
+__device__ __forceinline__ void gg_set_bits(const int* list, u32 count, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)count; i += gridDim.x * blockDim.x) {
+        const int u = list[i];
+        atomicOr(&bits[u >> 5], 1u << (u & 31));
+    }
+}
+
+__device__ __forceinline__ void gg_clear_bits(const int* list, u32 count, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)count; i += gridDim.x * blockDim.x) {
+        const int u = list[i];
+        atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
+    }
+}
+
 // Everything the persistent kernel keeps besides the program's arrays (allocated once per graph by the backend).
 struct GGPersistentState {
     int* queue[2];      // Q and Q', swapped each round
     int* senders[2];    // S by round parity (the previous round's S clears its active bits)
-    u32* counters;      // 3 slots x 2: |S|, |Q'|   (slot r % 3; slot (r + 1) % 3 is reset in round r)
+    int* huge[2];       // H by round parity
+    u32* counters;      // 3 slots x 3: |S|, |Q'|, |H|   (slot r % 3; slot (r + 1) % 3 is reset in round r)
     u64* edges;         // 3 slots: outDegree(S)
-    u32* claim_bits;    // exact duplicate removal of Q'
+    u32* claim_bits;    // exact duplicate removal of Q' (fused rounds: two bitmaps of `words` words, by parity)
+    int words;
     u32* active_bits;   // S as a bitmap for pull
     u32* barrier;       // 2 words
     int* status;        // [0] abort, [1] rounds run, [2] final |Q|, [3] index of the queue holding Q
@@ -80,38 +109,127 @@ struct GGRules {
     double unexplored;
 };
 
+// Fused rounds (fixed push, min/max/or programs): compute() runs where the load balancer loads each worklist entry
+// (the advance's prepare hook), so a round is one expansion and ONE grid barrier. A contribution that lands on a
+// vertex while it computes is not lost: the vertex is claimed for the next round (claims alternate between two
+// bitmaps by round parity, so clearing this round's entries never erases a new claim), and a buffer the compute
+// changed is written back only if no contribution came in between (compare-and-swap).
+template <class P>
+struct GGFusedCompute {
+    const i64* offsets;
+    double* value;
+    double* buffer;
+    double* message;
+    u32* unclaim;   // the bitmap that claimed this round's worklist
+    u32* senders;   // |S| of the round
+    u64* edges;     // outDegree(S) of the round
+    P p;
+    __device__ __forceinline__ int operator()(int u) const {
+        bool send = false;
+        u32 degree = 0;
+        if (u >= 0) {
+            atomicAnd(&unclaim[u >> 5], ~(1u << (u & 31)));
+            const i64 d = offsets[u + 1] - offsets[u];
+            const double before = buffer[u];
+            double val = value[u], buf = before, msg;
+            p.compute(val, buf, d, msg, send);
+            value[u] = val;
+            if (__double_as_longlong(buf) != __double_as_longlong(before))
+                atomicCAS((unsigned long long*)(buffer + u), (unsigned long long)__double_as_longlong(before),
+                          (unsigned long long)__double_as_longlong(buf));
+            message[u] = msg;
+            if (send) degree = d < 0xffffffffll ? (u32)d : 0xffffffffu;
+        }
+        const u32 mask = __activemask();
+        const u32 ballot = __ballot_sync(mask, send);
+        const u32 sum = __reduce_add_sync(mask, degree);
+        if (ballot && gg_lane() == __ffs(mask) - 1) {
+            atomicAdd(senders, (u32)__popc(ballot));
+            atomicAdd((unsigned long long*)edges, (unsigned long long)sum);
+        }
+        return send ? u : -1;
+    }
+};
+
+template <class P, class Expand>
+__device__ void gg_fused_rounds(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                double* value, double* buffer, double* message, int monoid, int supports, int qsize,
+                                int max_rounds, GGPersistentState st, P p) {
+    volatile int* status = st.status;
+    int in = 0;
+    int r = 0;
+    for (; r < max_rounds && qsize > 0; ++r) {
+        const int slot = r % 3;
+        const int next = (r + 1) % 3;
+        u32* counters = st.counters + 3 * slot;
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            st.counters[3 * next] = 0;
+            st.counters[3 * next + 1] = 0;
+            st.edges[next] = 0;
+            if (r < st.log_rows) st.log[(i64)r * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
+        }
+        GGFusedCompute<P> prepare{offsets, value, buffer, message, st.claim_bits + ((r + 1) & 1) * st.words,
+                                  &counters[0], &st.edges[slot], p};
+        GGProgramPush<P> f{message, buffer, monoid, p};
+        GGOut out{st.queue[in ^ 1], &counters[1], st.claim_bits + (r & 1) * st.words, nullptr, 1};
+        Expand::run(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports, prepare);
+        if (!gg_grid_sync(st.barrier, status)) return;
+        if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) {
+            i64* row = st.log + (i64)r * GG_LOG_FIELDS;
+            row[0] = qsize;
+            row[1] = gg_load(&counters[0]);
+            row[2] = (i64)gg_load(&st.edges[slot]);
+            row[3] = GG_DIR_PUSH;
+        }
+        qsize = (int)gg_load(&counters[1]);
+        in ^= 1;
+    }
+    u32* claimed = st.claim_bits + ((r + 1) & 1) * st.words;  // the rounds left: unclaim the worklist
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
+        const int u = st.queue[in][i];
+        atomicAnd(&claimed[u >> 5], ~(1u << (u & 31)));
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        status[1] = r;
+        status[2] = qsize;
+        status[3] = in;
+        st.log[(i64)(r < st.log_rows ? r : st.log_rows) * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
+    }
+}
+
 template <int PULL_GROUP, class P, class Expand>
 __device__ void gg_program_persistent(const i64* offsets, const int* indices, const float* weights, int weighted,
                                       const i64* t_offsets, const int* t_indices, const float* t_weights, int n,
                                       double* value, double* buffer, double* message, int monoid, int first_wins,
-                                      int skip_settled, int supports, int qsize, int max_rounds, GGRules rules,
-                                      GGPersistentState st, P p) {
+                                      int skip_settled, int supports, i64 huge, int qsize, int max_rounds,
+                                      GGRules rules, GGPersistentState st, P p) {
     const int stride = gridDim.x * blockDim.x;
     const int lane = gg_lane();
     volatile int* status = st.status;
     int in = 0;
     int policy = rules.mode == 1 ? GG_DIR_PULL : GG_DIR_PUSH;
     double unexplored = rules.unexplored;
-    int previous_pull_senders = -1;  // parity of the sender queue whose active bits are still set
-    u32 previous_count = 0;
+    u32 previous_active = 0;  // |A| of the previous pull round (pull stays while the active set grows)
+    int previous_pull_senders = -1;  // parity of the sender queues whose active bits are still set
+    u32 previous_count = 0, previous_huge = 0;
     int r = 0;
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
         const int next = (r + 1) % 3;
         int* Q = st.queue[in];
         int* S = st.senders[r & 1];
+        int* H = st.huge[r & 1];
+        u32* counters = st.counters + 3 * slot;
         if (blockIdx.x == 0 && threadIdx.x == 0) {
-            st.counters[2 * next] = 0;
-            st.counters[2 * next + 1] = 0;
+            st.counters[3 * next] = 0;
+            st.counters[3 * next + 1] = 0;
+            st.counters[3 * next + 2] = 0;
             st.edges[next] = 0;
         }
         // A: compute, compact the senders, clear claim bits (and the previous pull round's active bits)
         if (previous_pull_senders >= 0) {
-            const int* old = st.senders[previous_pull_senders];
-            for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)previous_count; i += stride) {
-                const int u = old[i];
-                atomicAnd(&st.active_bits[u >> 5], ~(1u << (u & 31)));
-            }
+            gg_clear_bits(st.senders[previous_pull_senders], previous_count, st.active_bits);
+            gg_clear_bits(st.huge[previous_pull_senders], previous_huge, st.active_bits);
             previous_pull_senders = -1;
         }
         for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
@@ -130,23 +248,28 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 message[u] = msg;
                 if (send) degree = (u64)d;
             }
-            gg_warp_append(send, u, S, &st.counters[2 * slot]);
+            const bool is_huge = send && (i64)degree >= huge;
+            gg_warp_append(send && !is_huge, u, S, &counters[0]);
+            gg_warp_append(is_huge, u, H, &counters[2]);
             #pragma unroll
             for (int k = 16; k > 0; k >>= 1) degree += __shfl_xor_sync(GG_FULL_MASK, degree, k);
             if (lane == 0 && degree) atomicAdd((unsigned long long*)&st.edges[slot], (unsigned long long)degree);
         }
         if (!gg_grid_sync(st.barrier, status)) return;
-        const u32 ns = gg_load(&st.counters[2 * slot]);
+        const u32 nh = gg_load(&counters[2]);
+        const u32 ns_small = gg_load(&counters[0]);
+        const u32 ns = ns_small + nh;
         const u64 ne = gg_load(&st.edges[slot]);
         // SEP-Graph Algorithm 2, replicated in every thread (every thread reads the same counters)
         if (rules.mode == 2 && r > 0) {
             if (policy == GG_DIR_PUSH) {
                 unexplored -= (double)ne;
                 if ((double)ne > unexplored / rules.alpha) policy = GG_DIR_PULL;
-            } else if ((double)ns < (double)n / rules.beta) {
+            } else if (ns <= previous_active && (double)ns < (double)n / rules.beta) {  // shrinking and small
                 policy = GG_DIR_PUSH;
             }
         }
+        if (policy == GG_DIR_PULL) previous_active = ns;
         if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) {
             i64* row = st.log + (i64)r * GG_LOG_FIELDS;
             row[0] = qsize;
@@ -156,17 +279,23 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             row[4] = (i64)gg_globaltimer();
         }
         int* Qn = st.queue[in ^ 1];
-        u32* out_count = &st.counters[2 * slot + 1];
+        u32* out_count = &counters[1];
         if (ns > 0) {
             if (policy == GG_DIR_PUSH) {
                 GGProgramPush<P> f{message, buffer, monoid, p};
                 GGOut out{Qn, out_count, st.claim_bits, nullptr, 1};
-                Expand::run(offsets, indices, weights, weighted, S, (int)ns, f, out, supports);
-            } else {
-                for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)ns; i += stride) {
-                    const int u = S[i];
-                    atomicOr(&st.active_bits[u >> 5], 1u << (u & 31));
+                for (u32 h = 0; h < nh; ++h) {  // grid gathering: every thread of the grid on one huge row
+                    const int u = H[h];
+                    const i64 end = offsets[u + 1];
+                    for (i64 k = offsets[u] + blockIdx.x * blockDim.x + threadIdx.x; k < end; k += stride) {
+                        const int v = indices[k];
+                        gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+                    }
                 }
+                Expand::run(offsets, indices, weights, weighted, S, (int)ns_small, f, out, supports, GGKeep{});
+            } else {
+                gg_set_bits(S, ns_small, st.active_bits);
+                gg_set_bits(H, nh, st.active_bits);
                 if (!gg_grid_sync(st.barrier, status)) return;
                 GGProgramCandidate<P> c{value, skip_settled, p};
                 GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
@@ -174,7 +303,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 gg_pull_vertex_group<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n, c, f,
                                                  out);
                 previous_pull_senders = r & 1;
-                previous_count = ns;
+                previous_count = ns_small;
+                previous_huge = nh;
             }
         }
         if (!gg_grid_sync(st.barrier, status)) return;
@@ -182,11 +312,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         in ^= 1;
     }
     if (previous_pull_senders >= 0) {  // leave the active bitmap clear for the next launch
-        const int* old = st.senders[previous_pull_senders];
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)previous_count; i += stride) {
-            const int u = old[i];
-            atomicAnd(&st.active_bits[u >> 5], ~(1u << (u & 31)));
-        }
+        gg_clear_bits(st.senders[previous_pull_senders], previous_count, st.active_bits);
+        gg_clear_bits(st.huge[previous_pull_senders], previous_huge, st.active_bits);
     }
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += stride) {  // rounds left: unclaim Q
         const int u = st.queue[in][i];

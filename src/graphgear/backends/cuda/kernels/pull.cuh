@@ -19,7 +19,12 @@ __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices,
     const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
     for (int v = group; v < n; v += groups) {  // v is the same for the G lanes of a group: uniform branches
-        if (!candidate(v)) continue;
+        // the group's first lane asks the candidate predicate (it may read state that changes meanwhile, or write)
+        // and broadcasts the answer, so the group's lanes never disagree
+        int is_candidate = 0;
+        if (lane_in_group == 0) is_candidate = candidate(v) ? 1 : 0;
+        if (G > 1) is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
+        if (!is_candidate) continue;
         bool activated = false;
         const i64 start = t_offsets[v];
         const i64 end = t_offsets[v + 1];
