@@ -338,3 +338,13 @@ def test_bad_arguments(kwargs):
     g = gg.Graph.from_edges([0, 1], [1, 2], [1.0, 1.0])
     with pytest.raises(GraphError):
         gg.sssp(g, 0, backend="cpu", **kwargs)
+
+
+def test_tiny_weight_absorbed_by_float_addition_still_gives_a_tree():
+    """0.5 + 1.4e-21 == 0.5 in float64: both arcs of the pair are tight, so the plain pull pass would close a cycle."""
+    offsets = np.array([0, 2, 3, 5, 7, 9])
+    indices = np.array([2, 3, 1, 0, 4, 0, 4, 2, 3])
+    weights = np.array([1.3822308e-21, 0.5, 77.617287, 1.3822308e-21, 66.869835, 0.5, 36.784889, 66.869835, 36.784889])
+    g = gg.Graph(offsets, indices, weights, directed=False)
+    for method in ("delta_stepping", "bellman_ford"):
+        check(g, 3, sssp(g, 3, method=method, backend="cpu"))

@@ -212,6 +212,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     from .bench.suites import SUITES, find_real_graphs, run_case
 
+    if args.suite == "gpu":
+        return _cmd_bench_gpu(args)
     console = _console()
     folder = find_real_graphs(args.graphs)
     if folder is None:
@@ -253,6 +255,65 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _cmd_bench_gpu(args: argparse.Namespace) -> int:
+    """graphgear bench --suite gpu: every algorithm on kron:21 and grid:2048:2048, SCC against SciPy, and the BFS
+    load-balancing ablation on the generated and the real graphs."""
+    from rich.table import Table
+
+    from .backends import cuda_available
+    from .bench import gpu
+    from .bench.suites import SMOKE_REAL, find_real_graphs
+
+    console = _console()
+    if not cuda_available():
+        console.print("[red]--suite gpu needs CuPy and an NVIDIA GPU")
+        return 2
+    import cupy as cp
+
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    algorithms = tuple(args.algorithms.split(",")) if args.algorithms else ("bfs", "sssp", "pagerank", "cc", "bc", "color", "scc")
+    graphs = tuple(args.gpu_graphs.split(",")) if args.gpu_graphs else gpu.GPU_GRAPHS
+    repeat = max(5, args.repeat)
+    rows, bandwidth = gpu.gpu_suite(algorithms, graphs, repeat, progress=lambda m: console.log(m))
+    table = Table(title=f"graphgear bench --suite gpu on {device}: median of {repeat} after warm-up (CUDA events); "
+                        f"copy bandwidth {bandwidth / 1e12:.2f} TB/s")
+    for name in ("algorithm", "graph", "V", "E", "ms", "iterations", "GTEPS", "bytes/iteration", "GB/s", "target ms"):
+        table.add_column(name, justify="left" if name in ("algorithm", "graph") else "right")
+    for r in rows:
+        table.add_row(r.algorithm + (" (per iteration)" if r.algorithm == "pagerank" else ""), r.graph,
+                      f"{r.num_vertices:,}", f"{r.num_edges:,}", f"{r.ms:,.3f}", str(r.iterations), f"{r.gteps:.2f}",
+                      f"{r.bytes_per_iteration / 1e6:,.0f} MB" if r.bytes_per_iteration else "-",
+                      f"{r.gbps:,.0f} ({r.gbps * 1e9 / bandwidth:.0%})" if r.gbps else "-",
+                      f"{r.target_ms:g}" if r.target_ms else "-")
+    console.print(table)
+    report: dict = {"device": device, "copy_bandwidth": bandwidth, "rows": [vars(r) for r in rows]}
+    if "scc" in algorithms:
+        scc = gpu.scc_vs_scipy(repeat)
+        console.print(f"SCC {scc['graph']} ({scc['V']:,} vertices, {scc['E']:,} edges): GPU {scc['gpu_ms']:,.2f} ms, "
+                      f"scipy {scc['scipy_ms']:,.1f} ms on the host CPU: {scc['scipy_ms'] / scc['gpu_ms']:,.1f}x; "
+                      f"{scc['components']:,} components, {'same partition' if scc['agree'] else '[red]DIFFERENT partition'}")
+        report["scc"] = scc
+    if not args.no_ablation:
+        folder = find_real_graphs(args.graphs)
+        real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
+        ablation = gpu.ablation(list(graphs) + real, repeat, progress=lambda m: console.log(m))
+        columns = [f"{n}/{s}" for n, _ in gpu.TECHNIQUES for s in ("sync", "async") if not (n == "merge_path" and s == "async")]
+        t = Table(title=f"BFS by load-balancing technique, push only, ms (median of {repeat}; sync: a launch per level, "
+                        "async: one persistent kernel)")
+        t.add_column("graph")
+        for c in columns + ["auto"]:
+            t.add_column(c.replace("vertex_group-", "vg"), justify="right")
+        for row in ablation:
+            label = row["graph"] if "/" not in row["graph"] else Path(row["graph"]).name
+            t.add_row(label, *[f"{row[c]:,.2f}" for c in columns + ["auto"]])
+        console.print(t)
+        report["ablation"] = ablation
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2, default=float)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphgear` command."""
     parser = argparse.ArgumentParser(
@@ -284,7 +345,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(run=_cmd_run)
 
     bench = sub.add_parser("bench", help="benchmark every algorithm against SciPy/NetworkX and check agreement")
-    bench.add_argument("--suite", default="smoke", choices=("smoke",), help="which suite (default smoke)")
+    bench.add_argument("--suite", default="smoke", choices=("smoke", "gpu"),
+                       help="smoke: every algorithm against SciPy/NetworkX; gpu: GPU times, GTEPS, bandwidth and the "
+                       "load-balancing ablation (default smoke)")
+    bench.add_argument("--gpu-graphs", help="gpu suite: comma-separated generator specs (default kron:21,grid:2048:2048)")
+    bench.add_argument("--no-ablation", action="store_true", help="gpu suite: skip the load-balancing ablation")
     bench.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     bench.add_argument("--strategy", default="auto")
     bench.add_argument("--repeat", type=int, default=3, help="timed runs per case after a warm-up (median)")

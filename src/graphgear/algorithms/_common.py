@@ -20,22 +20,26 @@ def resolve_source(graph: Any, source: Any) -> int:
     return int(graph.vertex_index(source))
 
 
-def canonical_labels(labels: np.ndarray) -> np.ndarray:
-    """Renumber component labels to 0..C-1 in order of each component's smallest vertex."""
-    labels = np.asarray(labels)
+def canonical_labels(labels: Any) -> Any:
+    """Renumber component labels to 0..C-1 in order of each component's smallest vertex, on the labels' device
+    (NumPy or CuPy: a GPU run keeps its labels on the GPU)."""
+    from ..frontier import _array_module
+
+    xp = _array_module(labels)
+    labels = xp.asarray(labels)
     if labels.size == 0:
         return labels.astype(np.int64)
-    ids = np.arange(labels.size)
-    if labels.dtype.kind in "iu" and labels.min() >= 0 and labels.max() < labels.size and np.all(labels <= ids) \
-            and np.all(labels[labels] == labels):
+    ids = xp.arange(labels.size)
+    if labels.dtype.kind in "iu" and int(labels.min()) >= 0 and int(labels.max()) < labels.size \
+            and bool(xp.all(labels <= ids)) and bool(xp.all(labels[labels] == labels)):
         # every label is its component's smallest vertex (union-find roots, min-label propagation): one linear pass
-        rank = np.cumsum(labels == ids) - 1
+        rank = xp.cumsum(labels == ids) - 1
         return rank[labels].astype(np.int64)
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return rank[inverse].astype(np.int64)
+    _, first, inverse = xp.unique(labels, return_index=True, return_inverse=True)
+    order = xp.argsort(first)  # first occurrences are distinct: any sort is stable here
+    rank = xp.empty_like(order)
+    rank[order] = xp.arange(order.size)
+    return rank[inverse.ravel()].astype(np.int64)
 
 
 @cpu_functor

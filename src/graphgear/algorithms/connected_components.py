@@ -306,5 +306,5 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
         comp, trace = label_propagation(graph, backend=be, strategy=strategy)
     else:
         comp, trace = afforest(graph, backend=be, strategy=strategy)
-    labels = canonical_labels(be.to_host(comp))
+    labels = canonical_labels(comp)
     return ComponentsResult(labels, trace=trace, graph=graph, seconds=trace.seconds)

@@ -407,5 +407,5 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
         run.coloring()
         if run.remaining():
             run.tarjan()
-    labels = canonical_labels(be.to_host(run.label))
+    labels = canonical_labels(run.label)
     return ComponentsResult(labels, trace=run.trace, graph=graph, seconds=run.trace.seconds)

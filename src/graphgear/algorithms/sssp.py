@@ -55,7 +55,7 @@ from ..frontier import Frontier
 from ..functor import Functor, cpu_functor
 from ..operators import ACTIVATE, STOP
 from ..program import VertexProgram, run_program
-from ..results import SSSPResult
+from ..results import Deferred, SSSPResult
 from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
 from .bfs import bfs
 
@@ -64,6 +64,7 @@ __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
 METHODS = ("auto", "delta_stepping", "bellman_ford")
 SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
 ASYNC_SCALE = 8.0  # Delta = ASYNC_SCALE * mean weight for async paths
+DEVICE_DELTA_SCALE = 1.0  # the GPU's persistent near-far: Delta = DEVICE_DELTA_SCALE * the async width
 PULL_ALPHA = 0.1  # SEP-Graph Algorithm 2's alpha for SSSP (the paper's 15 is BFS's; see the module notes)
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
 FIFO = Strategy(sync="async")
@@ -224,6 +225,9 @@ class LabelCorrectingTraversal(TraversalController):
 def check_weights(graph: Any) -> tuple[float, float, float]:
     """(mean (of a sample of 65,536 arcs), smallest, smallest positive weight (0 when there is none)); GraphError
     naming the first negative arc."""
+    cached = getattr(graph, "_sssp_weight_check", None)
+    if cached is not None:  # a pass over every weight: once per graph
+        return cached
     w = graph.weights
     if w.size == 0:
         return 0.0, 0.0, 0.0
@@ -235,6 +239,7 @@ def check_weights(graph: Any) -> tuple[float, float, float]:
         raise GraphError(f"SSSP needs non-negative weights: arc {src} -> {dst} has weight {float(w[k])!r}")
     mean = float(w[:: max(1, w.size // 65536)].mean(dtype=np.float64))  # a strided sample sizes the buckets
     positive = low if low > 0 else float(w[w > 0].min()) if mean > 0 else 0.0
+    graph._sssp_weight_check = (mean, low, positive)
     return mean, low, positive
 
 
@@ -284,14 +289,50 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     G = be.graph(graph)
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, graph, s, strategy)
+    elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
+        width = delta or default_delta(graph, mean, positive, "async") * DEVICE_DELTA_SCALE
+        dist, trace = near_far_on_device(be, G, graph, s, width, strategy)
     else:
         dist, trace = delta_stepping(be, G, graph, s, delta, mean, positive, strategy)
-    if low > 0:
-        pred = predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
-    else:
-        pred = tight_tree(be, G, dist, s)
+    # the shortest-path tree is derived from the distances when first read (results.Deferred)
+    pred = Deferred(lambda: shortest_path_tree(be, G, dist, s, low))
     # the arrays stay where the backend left them: a GPU result copies each to the host on its first read
     return SSSPResult(dist, pred, trace=trace, graph=graph, seconds=time.perf_counter() - start)
+
+
+def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
+    """Predecessors from the final distances: one pull pass (the smallest-id tight in-neighbour), or `tight_tree`
+    when a tight arc can close a cycle: a zero weight, or a weight so small that adding it to a distance leaves the
+    distance unchanged in float64 (1.4e-21 added to 0.5, say: both arcs of the pair are then tight)."""
+    finite = dist[be.xp.isfinite(dist)]
+    largest = float(finite.max()) if finite.size else 0.0
+    if low > 0 and low > largest * 2.0**-52:
+        return predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=False)
+    return tight_tree(be, G, dist, s)
+
+
+def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strategy: Any) -> tuple[Any, Trace]:
+    """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
+    the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
+    round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1)."""
+    from ..engine.controller import configuration_table
+
+    xp = be.xp
+    n = graph.num_vertices
+    values = xp.full(n, np.inf)
+    buffers = xp.full(n, np.inf)
+    buffers[s] = 0.0
+    state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0))
+    base, why = configuration_table(graph.degree_stats(), graph.name)
+    base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
+    source = Frontier.from_vertices(xp.asarray([s], dtype=np.int32), n, dtype=np.int32)
+    run = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width)
+    trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))
+    trace.add(strategy=str(base), path=base.path, frontier_vertices=1, frontier_edges=int(graph.out_degree()[s]),
+              edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
+              decision="near-far", reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, "
+              f"Delta = {width:g}; {why}", phase="near-far")
+    return state.value, trace
 
 
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:

@@ -27,7 +27,7 @@ SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
-CONTROL_WORDS = 11  # int64 words: counters (5), edges (3), barrier (1), status (2)
+CONTROL_WORDS = 14  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1)
 GRID_GATHER_DEGREE = 4096  # persistent push: the whole grid expands a sender of at least this degree
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
@@ -75,6 +75,11 @@ class PersistentBuffers:
     barrier: Any  # uint32[2]
     status: Any  # int32[4]
     log: Any  # int64[(LOG_ROWS + 1) * LOG_FIELDS]
+    far: tuple[Any, Any]  # near-far piles
+    far_bits: Any
+    far_n: Any  # uint32[2]
+    refill_n: Any  # uint32[2]
+    min_key: Any  # uint64[1]
 
 
 @dataclass
@@ -413,7 +418,7 @@ class CudaBackend:
             cp = self.xp
             n = G.num_vertices
             words = (n + 31) // 32 + 1
-            rt.check_free_memory(24 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
+            rt.check_free_memory(32 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
             control = cp.zeros(CONTROL_WORDS, dtype=cp.int64)
             G.persistent = PersistentBuffers(
                 queues=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
@@ -423,6 +428,9 @@ class CudaBackend:
                 control=control, counters=control[0:5].view(cp.uint32), edges=control[5:8].view(cp.uint64),
                 barrier=control[8:9].view(cp.uint32), status=control[9:11].view(cp.int32),
                 log=cp.zeros((LOG_ROWS + 1) * LOG_FIELDS, dtype=cp.int64),
+                far=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
+                far_bits=cp.zeros(words, dtype=cp.uint32), far_n=control[11:12].view(cp.uint32),
+                refill_n=control[12:13].view(cp.uint32), min_key=control[13:14].view(cp.uint64),
             )
         return G.persistent
 
@@ -442,14 +450,19 @@ class CudaBackend:
         return sms * min(per_sm, wanted, 8)
 
     def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
-                           rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30) -> PersistentRun:
+                           rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30,
+                           delta: float = 0.0, threshold: float = 0.0) -> PersistentRun:
         """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
 
         mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
         rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (not merge_path, whose scan
         needs the host), pull groups of the strategy's group size (vertex_group) or 1. Output queues are exact (claim
-        bits), so `dedup` has nothing left to remove here.
+        bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
+        persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
+        max_rounds), since the far pile lives on the device.
         """
+        if delta > 0 and max_rounds < (1 << 30):
+            raise StrategyError("near-far runs to the end: max_rounds cannot stop it")
         cp = self.xp
         n = G.num_vertices
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
@@ -474,7 +487,8 @@ class CudaBackend:
                 np.int32(supports), np.int64(huge), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
                 np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
-                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), s.params)
+                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.float64(delta),
+                np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key, s.params)
         sparse = G.num_arcs < 5 * max(n, 1)  # SEP-Graph's delta: |E|/|V| < 5, a high-diameter graph
         kernel((self._coresident_blocks(kernel, sparse),), (rt.BLOCK,), args)
         status = B.status.get()

@@ -15,6 +15,12 @@
 //            for first-wins programs) -> Q'
 //   -- grid barrier; Q <- Q'
 // A fixed push of a min/max/or program fuses A into B (gg_fused_rounds below): one barrier per round.
+//
+// Near-far (Davidson et al., IPDPS'14; SEP-Graph's priority scheduling for SSSP), when delta > 0: a worklist vertex
+// whose buffer is at or beyond the threshold T is not computed but deferred to the far pile (once: a far bit per
+// vertex). When the worklist runs dry, T moves to the bucket of the smallest live far buffer (a grid-wide min) and
+// the far pile splits into the new worklist and the rest; stale entries (computed since) are dropped. Every bucket
+// runs in the same launch: two grid barriers per bucket change.
 // Block 0 logs each round (|Q|, |S|, outDegree(S), direction, %globaltimer) for the host's trace.
 //
 // Co-residency: the host launches at most (blocks resident per SM) x (SMs) blocks. The barrier gives up after
@@ -99,7 +105,67 @@ struct GGPersistentState {
     int* status;        // [0] abort, [1] rounds run, [2] final |Q|, [3] index of the queue holding Q
     i64* log;           // GG_LOG_FIELDS per round, log_rows rounds at most (later rounds are counted, not logged)
     int log_rows;
+    double delta;       // near-far bucket width (0: off)
+    int* far[2];        // the far pile and the next one
+    u32* far_bits;      // in the far pile already
+    u32* far_n;         // [2] pile sizes
+    u32* refill_n;      // [2] worklist refills, by bucket-change parity
+    u64* min_key;       // ~bits of the smallest live far buffer (atomicMax; 0: none)
 };
+
+// Defer u to the far pile when its buffer is at or beyond the threshold; every lane of the warp calls it.
+__device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, double threshold, int u,
+                                         const double* buffer) {
+    const bool deferred = st.delta > 0.0 && u >= 0 && buffer[u] >= threshold;
+    const bool append = deferred && gg_claim_bit(st.far_bits, u);
+    gg_warp_append(append, u, st.far[pile], &st.far_n[pile]);
+    return deferred;
+}
+
+// The worklist ran dry: move T to the smallest live far buffer's bucket and split the pile into the worklist Q
+// (claimed in `claim`) and the next pile. Returns false when the pile is empty (the traversal is done).
+__device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, double& threshold, const double* value,
+                               const double* buffer, int* Q, u32* claim, int& qsize, volatile int* status) {
+    const u32 nf = gg_load(&st.far_n[pile]);
+    if (st.delta <= 0.0 || nf == 0) return false;
+    const int* F = st.far[pile];
+    const int stride = gridDim.x * blockDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)nf; i += stride) {
+        const int u = F[i];
+        const double b = buffer[u];
+        if (b < value[u]) atomicMax((unsigned long long*)st.min_key, ~(unsigned long long)__double_as_longlong(b));
+    }
+    if (!gg_grid_sync(st.barrier, status)) return false;
+    const u64 key = gg_load(st.min_key);
+    const double t = key ? (floor(__longlong_as_double((i64)~key) / st.delta) + 1.0) * st.delta : threshold;
+    const int other = pile ^ 1;
+    u32* refill = &st.refill_n[changes & 1];
+    for (int base = blockIdx.x * blockDim.x; base < (int)nf; base += stride) {
+        const int i = base + threadIdx.x;
+        const int u = i < (int)nf ? F[i] : -1;
+        bool live = false, now = false;
+        if (u >= 0) {
+            const double b = buffer[u];
+            live = b < value[u];
+            now = live && b < t;
+            if (!live || now) atomicAnd(&st.far_bits[u >> 5], ~(1u << (u & 31)));
+            if (now) atomicOr(&claim[u >> 5], 1u << (u & 31));
+        }
+        gg_warp_append(now, u, Q, refill);
+        gg_warp_append(live && !now, u, st.far[other], &st.far_n[other]);
+    }
+    if (!gg_grid_sync(st.barrier, status)) return false;
+    qsize = (int)gg_load(refill);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        st.far_n[pile] = 0;
+        *st.min_key = 0;
+        st.refill_n[(changes + 1) & 1] = 0;
+    }
+    pile = other;
+    ++changes;
+    threshold = t;
+    return true;
+}
 
 // The device rules: mode 0 push only, 1 pull only, 2 SEP-Graph Algorithm 2 (alpha, beta, E' = gamma |E|).
 struct GGRules {
@@ -124,11 +190,15 @@ struct GGFusedCompute {
     u32* senders;   // |S| of the round
     u64* edges;     // outDegree(S) of the round
     P p;
+    const GGPersistentState* st;  // near-far: the far pile
+    int pile;
+    double threshold;
     __device__ __forceinline__ int operator()(int u) const {
         bool send = false;
         u32 degree = 0;
+        if (u >= 0) atomicAnd(&unclaim[u >> 5], ~(1u << (u & 31)));
+        if (gg_defer(*st, pile, threshold, u, buffer)) u = -1;
         if (u >= 0) {
-            atomicAnd(&unclaim[u >> 5], ~(1u << (u & 31)));
             const i64 d = offsets[u + 1] - offsets[u];
             const double before = buffer[u];
             double val = value[u], buf = before, msg;
@@ -154,10 +224,12 @@ struct GGFusedCompute {
 template <class P, class Expand>
 __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const float* weights, int weighted,
                                 double* value, double* buffer, double* message, int monoid, int supports, int qsize,
-                                int max_rounds, GGPersistentState st, P p) {
+                                int max_rounds, double threshold, GGPersistentState st, P p) {
     volatile int* status = st.status;
     int in = 0;
     int r = 0;
+    int pile = 0, changes = 0;
+    for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
         const int next = (r + 1) % 3;
@@ -169,7 +241,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
             if (r < st.log_rows) st.log[(i64)r * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
         }
         GGFusedCompute<P> prepare{offsets, value, buffer, message, st.claim_bits + ((r + 1) & 1) * st.words,
-                                  &counters[0], &st.edges[slot], p};
+                                  &counters[0], &st.edges[slot], p, &st, pile, threshold};
         GGProgramPush<P> f{message, buffer, monoid, p};
         GGOut out{st.queue[in ^ 1], &counters[1], st.claim_bits + (r & 1) * st.words, nullptr, 1};
         Expand::run(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports, prepare);
@@ -184,6 +256,10 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
         qsize = (int)gg_load(&counters[1]);
         in ^= 1;
     }
+    if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in],
+                                           st.claim_bits + ((r + 1) & 1) * st.words, qsize, status)) break;
+    }
+    if (status[0]) return;
     u32* claimed = st.claim_bits + ((r + 1) & 1) * st.words;  // the rounds left: unclaim the worklist
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
         const int u = st.queue[in][i];
@@ -202,7 +278,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                                       const i64* t_offsets, const int* t_indices, const float* t_weights, int n,
                                       double* value, double* buffer, double* message, int monoid, int first_wins,
                                       int skip_settled, int supports, i64 huge, int qsize, int max_rounds,
-                                      GGRules rules, GGPersistentState st, P p) {
+                                      double threshold, GGRules rules, GGPersistentState st, P p) {
     const int stride = gridDim.x * blockDim.x;
     const int lane = gg_lane();
     volatile int* status = st.status;
@@ -213,6 +289,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     int previous_pull_senders = -1;  // parity of the sender queues whose active bits are still set
     u32 previous_count = 0, previous_huge = 0;
     int r = 0;
+    int pile = 0, changes = 0;
+    for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
         const int next = (r + 1) % 3;
@@ -235,11 +313,11 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
             const int i = base + threadIdx.x;
             bool send = false;
-            int u = -1;
+            int u = i < qsize ? Q[i] : -1;
             u64 degree = 0;
-            if (i < qsize) {
-                u = Q[i];
-                atomicAnd(&st.claim_bits[u >> 5], ~(1u << (u & 31)));
+            if (u >= 0) atomicAnd(&st.claim_bits[u >> 5], ~(1u << (u & 31)));
+            if (gg_defer(st, pile, threshold, u, buffer)) u = -1;
+            if (u >= 0) {
                 const i64 d = offsets[u + 1] - offsets[u];
                 double val = value[u], buf = buffer[u], msg;
                 p.compute(val, buf, d, msg, send);
@@ -311,6 +389,10 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         qsize = ns > 0 ? (int)gg_load(out_count) : 0;
         in ^= 1;
     }
+    if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in], st.claim_bits,
+                                           qsize, status)) break;
+    }
+    if (status[0]) return;
     if (previous_pull_senders >= 0) {  // leave the active bitmap clear for the next launch
         gg_clear_bits(st.senders[previous_pull_senders], previous_count, st.active_bits);
         gg_clear_bits(st.huge[previous_pull_senders], previous_huge, st.active_bits);
