@@ -1,59 +1,40 @@
-"""Device experiments: alternatives for the slow cases of `graphgear bench --suite gpu`, and where host time goes.
+"""Device experiments: the bucket width of the GPU's persistent near-far SSSP, checked against the CPU.
 
     PYTHONPATH=src python3 benchmarks/gpu_experiment.py
 """
-import cProfile
-import pstats
 import statistics
 
 import numpy as np
 
 import graphgear as gg
-
-
-def timed(cp, fn, sources, rng, repeat=5):
-    fn(int(sources[0]))
-    ts = []
-    for _ in range(repeat):
-        s = int(rng.choice(sources))
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        r = fn(s)
-        b.record()
-        b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b))
-    return statistics.median(ts), r
+from graphgear.algorithms.sssp import check_weights
 
 
 def main() -> None:
     import cupy as cp
 
     rng = np.random.default_rng(0)
-    for spec in ("kron:21", "grid:2048:2048"):
-        g, gw = gg.load(spec), gg.load(spec + ":w")
+    for spec in ("kron:21:w", "grid:2048:2048:w"):
+        g = gg.load(spec)
+        mean = check_weights(g)[0]
         src = np.flatnonzero(g.out_degree() > 0)
-        cases = {
-            "sssp bellman_ford async": lambda s: gg.sssp(gw, s, method="bellman_ford", strategy="sync=async", backend="cuda"),
-            "sssp bellman_ford auto": lambda s: gg.sssp(gw, s, method="bellman_ford", backend="cuda"),
-            "cc label_propagation async": lambda s: gg.connected_components(g, method="label_propagation", strategy="sync=async", backend="cuda"),
-            "cc afforest": lambda s: gg.connected_components(g, method="afforest", backend="cuda"),
-        }
-        for name, fn in cases.items():
-            ms, r = timed(cp, fn, src, rng)
-            print(f"{spec:16} {name:30} {ms:10.3f} ms  {len(r.trace)} rows", flush=True)
-    g = gg.load("kron:21")
-    for name, fn in (("cc afforest", lambda: gg.connected_components(g, method="afforest", backend="cuda")),
-                     ("pagerank", lambda: gg.pagerank(g, tol=1e-10, max_iter=10, method="power", backend="cuda"))):
-        fn()
-        cp.cuda.Device().synchronize()
-        prof = cProfile.Profile()
-        prof.enable()
-        r = fn()
-        cp.cuda.Device().synchronize()
-        prof.disable()
-        print(name)
-        print(r.trace)
-        pstats.Stats(prof).sort_stats("tottime").print_stats(12)
+        s0 = int(src[0])
+        cpu = gg.sssp(g, s0, backend="cpu").distances
+        for scale in (1, 4, 8, 32, 128):
+            delta = scale * mean
+            gpu = gg.sssp(g, s0, delta=delta, backend="cuda")
+            ok = np.array_equal(gpu.distances, cpu)
+            ts = []
+            for _ in range(5):
+                s = int(rng.choice(src))
+                a, b = cp.cuda.Event(), cp.cuda.Event()
+                a.record()
+                r = gg.sssp(g, s, delta=delta, backend="cuda")
+                b.record()
+                b.synchronize()
+                ts.append(cp.cuda.get_elapsed_time(a, b))
+            print(f"{spec:18} Delta {scale:4d} x mean ({delta:9.1f}): median {statistics.median(ts):9.3f} ms  "
+                  f"equal to CPU: {ok}  {r.trace.rows[0].reason[:60]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
 CONTROL_WORDS = 14  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1)
+REDUCE_HUGE, REDUCE_CHUNK = 4096, 4096  # neighbor_reduce: rows from this degree go to block-sized chunks
 GRID_GATHER_DEGREE = 4096  # persistent push: the whole grid expands a sender of at least this degree
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
@@ -48,6 +49,7 @@ class CudaGraph:
     num_arcs: int
     _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
+    reduce_chunks: dict = field(default_factory=dict, repr=False)  # neighbor_reduce's hub chunks, by direction
 
     def csc(self) -> tuple[Any, Any, Any]:
         if self._csc is None:
@@ -334,11 +336,35 @@ class CudaBackend:
         n = G.num_vertices
         out = cp.empty(n, dtype=cp.float64) if out is None else out
         code, identity = codes[monoid]
-        per_warp = G.num_arcs >= 8 * max(n, 1)  # a warp per row when rows are long on average, else a thread per row
-        work = n * (32 if per_warp else 1)
-        rt.launch(module.get_function("reduce"), work, (offsets, indices, weights, np.int32(G.weighted), np.int32(n),
-                                                        np.int32(code), np.float64(identity), np.int32(per_warp), out) + state)
+        # G lanes per row by the average degree (thread, virtual warp of 4 or 8, warp); rows of degree >= huge are
+        # cut into chunks that whole blocks reduce (kernels/pull.cuh), so a hub does not hold up the launch
+        average = G.num_arcs / max(n, 1)
+        group = 1 if average < 3 else 4 if average < 12 else 8 if average < 48 else 32
+        rows, first, last = self._reduce_chunks(G, direction, offsets)
+        rt.launch(module.get_function(f"reduce_g{group}"), n * group,
+                  (offsets, indices, weights, np.int32(G.weighted), np.int32(n), np.int32(code), np.float64(identity),
+                   np.int64(REDUCE_HUGE), out) + state)
+        if rows.size:
+            rt.launch(module.get_function("reduce_chunks"), rows.size * rt.BLOCK,
+                      (indices, weights, np.int32(G.weighted), rows, first, last, np.int32(rows.size), np.int32(code),
+                       np.float64(identity), out) + state)
         return out
+
+    def _reduce_chunks(self, G: CudaGraph, direction: str, offsets: Any) -> tuple[Any, Any, Any]:
+        """(row, first edge, end edge) of every REDUCE_CHUNK-edge chunk of the rows of degree >= REDUCE_HUGE; cached."""
+        cached = G.reduce_chunks.get(direction)
+        if cached is None:
+            cp = self.xp
+            degree = cp.diff(offsets)
+            rows = cp.flatnonzero(degree >= REDUCE_HUGE).astype(cp.int32)
+            pieces = (degree[rows] + REDUCE_CHUNK - 1) // REDUCE_CHUNK
+            chunk_rows = cp.repeat(rows, pieces)
+            starts = cp.cumsum(pieces) - pieces  # first chunk index of each row
+            within = cp.arange(chunk_rows.size) - cp.repeat(starts, pieces)
+            first = offsets[chunk_rows] + within * REDUCE_CHUNK
+            last = cp.minimum(first + REDUCE_CHUNK, offsets[chunk_rows + 1])
+            cached = G.reduce_chunks[direction] = (chunk_rows, first, last)
+        return cached
 
     # --------------------------------------------------------------------------------------------------- programs
     def _program_module(self, program: Any) -> Any:

@@ -46,6 +46,7 @@ PULL_ARGS = (
     "int n, unsigned char* next"
 )
 PULL_GROUPS = (1, 4, 16, 32)
+REDUCE_GROUPS = (1, 4, 8, 32)
 
 
 def advance_wrappers(setup: str, extra: str) -> str:
@@ -110,10 +111,16 @@ def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles:
         )
     elif role == "reduce":
         src.append(
-            f'extern "C" __global__ void reduce(const i64* offsets, const int* indices, const float* weights, int weighted, '
-            f"int n, int monoid, double identity, int per_warp, double* out{params}) {{\n"
-            f"    GGF f{{{setup_members}}};\n"
-            "    gg_neighbor_reduce(offsets, indices, weights, weighted, n, f, monoid, identity, per_warp, out);\n}\n"
+            "".join(
+                f'extern "C" __global__ void __launch_bounds__(256) reduce_g{g}(const i64* offsets, const int* indices, '
+                f"const float* weights, int weighted, int n, int monoid, double identity, i64 huge, double* out{params}) {{\n"
+                f"    GGF f{{{setup_members}}};\n"
+                f"    gg_neighbor_reduce<{g}>(offsets, indices, weights, weighted, n, f, monoid, identity, huge, out);\n}}\n"
+                for g in REDUCE_GROUPS)
+            + f'extern "C" __global__ void __launch_bounds__(256) reduce_chunks(const int* indices, const float* weights, '
+            f"int weighted, const int* rows, const i64* first, const i64* last, int chunks, int monoid, double identity, "
+            f"double* out{params}) {{\n    GGF f{{{setup_members}}};\n"
+            "    gg_neighbor_reduce_chunks(indices, weights, weighted, rows, first, last, chunks, f, monoid, identity, out);\n}\n"
         )
     else:
         raise StrategyError(f"unknown functor role {role!r}")
@@ -163,6 +170,7 @@ def nvcc_bundle(modules: list[str]) -> str:
 
 
 PERSISTENT_PULL_GROUPS = (1, 4, 16, 32)
+REDUCE_GROUPS = (1, 4, 8, 32)
 
 
 def persistent_module(program: Any, balancer: str, pull_group: int) -> str:

@@ -72,34 +72,57 @@ __device__ void gg_queue_to_mask(const int* queue, int qsize, unsigned char* mas
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += stride) mask[queue[i]] = 1;
 }
 
-// neighbor_reduce: out[v] = reduction over v's row of map(v, u, w); a warp per row (shuffle reduction) when
-// per_warp, else a thread per row. monoid 0 = min, 1 = max, 2 = sum.
-template <class M>
+__device__ __forceinline__ double gg_combine(int monoid, double a, double b) {
+    return monoid == 2 ? a + b : monoid == 0 ? fmin(a, b) : fmax(a, b);
+}
+
+// neighbor_reduce: out[v] = reduction over v's row of map(v, u, w) (monoid 0 = min, 1 = max, 2 = sum), G lanes per
+// row (a thread, a virtual warp of 4 or 8 lanes, or a warp: the host picks G from the average degree) with a shuffle
+// reduction inside the group. Rows of degree >= huge get the identity here: gg_neighbor_reduce_chunks finishes them
+// with whole blocks, several per row (one atomic per chunk), so a hub's row does not hold up the launch.
+template <int G, class M>
 __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const float* weights, int weighted, int n,
-                                   M map, int monoid, double identity, int per_warp, double* out) {
-    if (per_warp) {
-        const int warps = gridDim.x * blockDim.x / GG_WARP;
-        for (int v = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP; v < n; v += warps) {
-            double acc = identity;
-            for (i64 k = offsets[v] + gg_lane(); k < offsets[v + 1]; k += GG_WARP) {
-                const double x = map(v, indices[k], gg_weight(weights, weighted, k));
-                acc = monoid == 2 ? acc + x : monoid == 0 ? fmin(acc, x) : fmax(acc, x);
-            }
-            #pragma unroll
-            for (int d = 16; d > 0; d >>= 1) {
-                const double y = __shfl_xor_sync(GG_FULL_MASK, acc, d);
-                acc = monoid == 2 ? acc + y : monoid == 0 ? fmin(acc, y) : fmax(acc, y);
-            }
-            if (gg_lane() == 0) out[v] = acc;
-        }
-        return;
-    }
-    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+                                   M map, int monoid, double identity, i64 huge, double* out) {
+    const int lane_in_group = threadIdx.x % G;
+    const int groups = gridDim.x * blockDim.x / G;
+    const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
+    const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
+    for (int v = group; v < n; v += groups) {
+        const i64 start = offsets[v];
+        const i64 end = offsets[v + 1];
         double acc = identity;
-        for (i64 k = offsets[v]; k < offsets[v + 1]; ++k) {
-            const double x = map(v, indices[k], gg_weight(weights, weighted, k));
-            acc = monoid == 2 ? acc + x : monoid == 0 ? fmin(acc, x) : fmax(acc, x);
+        if (end - start < huge) {
+            for (i64 k = start + lane_in_group; k < end; k += G)
+                acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
         }
-        out[v] = acc;
+        #pragma unroll
+        for (int d = G / 2; d > 0; d >>= 1) acc = gg_combine(monoid, acc, __shfl_down_sync(group_mask, acc, d, G));
+        if (lane_in_group == 0) out[v] = acc;
+    }
+}
+
+// The rows of degree >= huge, cut into chunks of edges [first[c], first[c + 1]) of row rows[c]: a block reduces each
+// chunk and combines it into out[row] atomically.
+template <class M>
+__device__ void gg_neighbor_reduce_chunks(const int* indices, const float* weights, int weighted, const int* rows,
+                                          const i64* first, const i64* last, int chunks, M map, int monoid,
+                                          double identity, double* out) {
+    __shared__ double s_part[GG_BLOCK / GG_WARP];
+    for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
+        const int v = rows[c];
+        double acc = identity;
+        for (i64 k = first[c] + threadIdx.x; k < last[c]; k += blockDim.x)
+            acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
+        #pragma unroll
+        for (int d = 16; d > 0; d >>= 1) acc = gg_combine(monoid, acc, __shfl_down_sync(GG_FULL_MASK, acc, d));
+        if (gg_lane() == 0) s_part[threadIdx.x / GG_WARP] = acc;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < (int)(blockDim.x / GG_WARP); ++w) acc = gg_combine(monoid, acc, s_part[w]);
+            if (monoid == 2) atomicAdd(out + v, acc);
+            else if (monoid == 0) gg_atomic_min(out + v, acc);
+            else gg_atomic_max(out + v, acc);
+        }
+        __syncthreads();
     }
 }
