@@ -25,6 +25,7 @@ PUSH_STRATEGIES = (
     + [Strategy(balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
     + [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
+    + [Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
 )
 PULL_STRATEGIES = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
@@ -184,8 +185,9 @@ ALWAYS = Functor("always", _always, "return true;")
 @pytest.mark.parametrize("dedup,balance", [("none", "warp_scan"), ("warp_hash", "warp_scan"), ("block", "vertex_group"),
                                            ("atomic", "warp_scan")])
 def test_duplicate_removal_techniques_are_distinct(dedup, balance):
-    """A frontier holding each vertex 32 times in a row: after-load removal keeps one per warp (warp_hash) or per
-    block (block), emission-time removal (atomic) emits each vertex once, none emits every copy's edges."""
+    """An edge queue holding each vertex 32 times in a row: after-load removal keeps one per warp (warp_hash) or per
+    block (block), emission-time removal (atomic) emits each vertex once, none emits every copy's edges. A vertex queue
+    is contracted on emission whatever the dedup: each vertex once."""
     import cupy as cp
 
     from graphgear.backends import get_backend
@@ -195,7 +197,10 @@ def test_duplicate_removal_techniques_are_distinct(dedup, balance):
     G = be.graph(g)
     vertices = np.repeat(np.arange(8, dtype=np.int32), 32)
     frontier = Frontier.from_vertices(cp.asarray(vertices), g.num_vertices, dtype=cp.int32)
-    out = be.advance(G, frontier, ALWAYS, Strategy(balance=balance, dedup=dedup), (cp.zeros(1, dtype=cp.int32),))
+    state = (cp.zeros(1, dtype=cp.int32),)
+    out = be.advance(G, frontier, ALWAYS, Strategy(balance=balance, dedup=dedup, frontier="edge_queue"), state)
+    as_vertices = be.advance(G, frontier, ALWAYS, Strategy(balance=balance, dedup=dedup, frontier="vertex_queue"), state)
+    assert as_vertices.size == len(set(g.indices[g.offsets[0]:g.offsets[8]].tolist()))
     edges_once = int(g.out_degree()[:8].sum())
     emitted = out.size
     if dedup == "none":

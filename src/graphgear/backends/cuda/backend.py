@@ -20,9 +20,6 @@ from . import sources
 from .runtime import cupy
 from .sources import ADVANCE_KERNELS, MERGE_PATH_CHUNK
 
-# dedup: "atomic" removes duplicates exactly when a vertex is emitted (test-and-set on a bitmap); "warp_hash" and
-# "block" remove them after the next frontier is loaded, inside a warp or a block (kernels/advance.cuh)
-MODES = {"none": 0, "atomic": 1, "warp_hash": 0, "block": 0}
 SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
@@ -133,6 +130,7 @@ class CudaBackend:
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
+        self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CudaGraph:
@@ -193,7 +191,11 @@ class CudaBackend:
         cp = self.xp
         n = G.num_vertices
         dense_out = strategy.frontier in ("bitmap", "boolmap")
-        mode = 2 if dense_out else MODES[strategy.dedup]
+        # vertex_queue: a set of vertices, contracted on emission (test-and-set claim); edge_queue: the expansion writes
+        # one entry per activating edge (Merrill's edge frontier), contracted when the next round loads it by the
+        # dedup technique (warp_hash, block) -- or not at all (none); dedup=atomic claims on emission in both
+        exact = strategy.frontier == "vertex_queue" or strategy.dedup == "atomic"
+        mode = 2 if dense_out else 1 if exact else 0
         # without exact removal on emission a vertex may be emitted once per in-edge from the frontier: room for every
         # out-edge of the frontier (exact removal emits each vertex at most once)
         capacity = n if mode != 0 else max(n, frontier.out_edges(G.out_degree))
@@ -473,7 +475,8 @@ class CudaBackend:
         except Exception:  # pragma: no cover - older CuPy without the binding: the launch bound's guarantee
             pass
         wanted = self.persistent_blocks_per_sm or (1 if sparse else per_sm)
-        return sms * min(per_sm, wanted, 8)
+        blocks = sms * min(per_sm, wanted, 8)
+        return min(blocks, self.persistent_blocks) if self.persistent_blocks else blocks
 
     def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
                            rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30,

@@ -47,8 +47,15 @@ __device__ __forceinline__ bool gg_claim_bit(u32* bits, int v) {
 
 __device__ __forceinline__ bool gg_test_bit(const u32* bits, int v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
 
-// Double-precision atomic min/max by compare-and-swap (no native instruction); return true when the value changed.
+// Double-precision atomic min/max; return true when the value changed. For value >= 0 (+inf included) one signed
+// 64-bit atomicMin/atomicMax on the bit pattern is exact: non-negative doubles order like their bits, and every
+// negative double's bits are negative as an int64, so they compare below. A hub receiving thousands of relaxations
+// at once then costs one hardware atomic each instead of a compare-and-swap retry loop. Negative values take the loop.
 __device__ __forceinline__ bool gg_atomic_min(double* address, double value) {
+    if (value >= 0.0) {
+        const i64 bits = __double_as_longlong(value);
+        return bits < atomicMin((i64*)address, bits);
+    }
     u64* p = (u64*)address;
     u64 old = *p;
     while (value < __longlong_as_double((i64)old)) {
@@ -60,6 +67,10 @@ __device__ __forceinline__ bool gg_atomic_min(double* address, double value) {
 }
 
 __device__ __forceinline__ bool gg_atomic_max(double* address, double value) {
+    if (value >= 0.0) {
+        const i64 bits = __double_as_longlong(value);
+        return bits > atomicMax((i64*)address, bits);
+    }
     u64* p = (u64*)address;
     u64 old = *p;
     while (value > __longlong_as_double((i64)old)) {
