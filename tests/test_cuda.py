@@ -26,6 +26,7 @@ PUSH_STRATEGIES = (
     + [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
     + [Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block")]
+    + [Strategy(lookup="bitmask"), Strategy(lookup="bitmask", balance="three_stage")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
 )
 PULL_STRATEGIES = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
@@ -216,6 +217,7 @@ def test_duplicate_removal_techniques_are_distinct(dedup, balance):
 # ------------------------------------------------------------------------------------------ persistent kernel
 ASYNC_STRATEGIES = (
     [Strategy(sync="async", **b) for b in BALANCERS if b["balance"] != "merge_path"]
+    + [Strategy(sync="async", lookup="bitmask", balance="twc")]
     + [Strategy(sync="async", balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
     + [Strategy(sync="async", direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)]
 )
@@ -257,3 +259,27 @@ def test_persistent_kernel_stops_after_max_rounds():
     np.testing.assert_array_equal(gpu.values, cpu.values)
     assert 1 < np.isfinite(gpu.values).sum() < n
     assert len(gpu.trace) == 5
+
+
+@pytest.mark.parametrize("strategy", [Strategy(lookup="bitmask"), Strategy(lookup="bitmask", sync="async")], ids=str)
+def test_bitmask_lookup_marks_what_push_settled(strategy):
+    """lookup=bitmask is its own path: push sets a visited bit for every vertex it settles and tests it before the
+    status read; status lookup leaves the bitmap untouched."""
+    import cupy as cp
+
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+
+    g = gg.load("kron:12")
+    n = g.num_vertices
+    s = int(np.argmax(g.out_degree()))
+    values = np.full(n, np.inf)
+    buffers = values.copy()
+    buffers[s] = 0.0
+    for lookup in ("bitmask", "status"):
+        st = strategy.with_(lookup=lookup, direction="push")
+        run = gg.run_program(BFS_PROGRAM, g, values, buffers, [s], backend="cuda", strategy=st)
+        reached = int(np.isfinite(run.values).sum())
+        marked = int(np.unpackbits(cp.asnumpy(run.state.visited).view(np.uint8)).sum())
+        assert marked == (reached - 1 if lookup == "bitmask" else 0)
+        np.testing.assert_array_equal(run.values, gg.run_program(BFS_PROGRAM, g, values, buffers, [s], backend="cpu",
+                                                                 strategy=st).values)

@@ -50,6 +50,9 @@ def test_generated_modules_compile(tmp_path):
     modules += [sources.persistent_module(bfs.BFS_PROGRAM, balancer, group)
                 for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
                 for group in sources.PERSISTENT_PULL_GROUPS[:1]]
+    for functor, role, dtypes, _ in FUNCTORS:  # the async (persistent) form of every advance functor
+        if role == "advance":
+            modules.append(sources.persistent_advance_module(functor, tuple(rt.ctype(d) for d in dtypes), "adv_twc"))
     path = tmp_path / "modules.cu"
     path.write_text(sources.nvcc_bundle(modules))
     result = subprocess.run(

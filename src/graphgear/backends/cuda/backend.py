@@ -115,6 +115,7 @@ class CudaProgramState:
     first_wins: bool
     skip_settled: bool
     module: Any
+    visited: Any = None  # bitmask lookup: one bit per vertex whose buffer is set (first-wins programs)
 
 
 class CudaBackend:
@@ -183,7 +184,7 @@ class CudaBackend:
         """Push from the frontier over out-edges with the strategy's load balancer; returns the activated vertices."""
         module = self._functor_module(functor, "advance", state)
         if strategy.sync == "async":
-            return self._advance_persistent(G, frontier, module, strategy, state)
+            return self._advance_persistent(G, frontier, functor, module, strategy, state)
         return self._advance_level(G, frontier, module, strategy, state)
 
     def _advance_level(self, G: CudaGraph, frontier: Frontier, module: Any, strategy: Any, state: tuple,
@@ -262,15 +263,38 @@ class CudaBackend:
                 mask, np.int32(0)) + tail
         rt.launch(kernel, work, args)
 
-    def _advance_persistent(self, G, frontier, module, strategy, state) -> Frontier:
-        """Async push: drain the worklist level after level without returning to the controller (the host loop here
-        stands in for the persistent kernel; see kernels/persistent.cuh when it lands)."""
+    def _advance_persistent(self, G: CudaGraph, frontier: Frontier, functor: Any, module: Any, strategy: Any,
+                            state: tuple) -> Frontier:
+        """Async push: the worklist drained level after level inside one persistent kernel (kernels/persistent.cuh
+        gg_advance_rounds), one grid barrier per level, without returning to the controller. merge_path's scan needs
+        the host between levels, so it drains level by level from the host instead."""
         cp = self.xp
+        n = G.num_vertices
         level = strategy.with_(sync="sync", frontier="vertex_queue", drive="data")
-        current = frontier.to_sparse()
-        while current.size:
-            current = self._advance_level(G, current, module, level, state)
-        return Frontier.empty(G.num_vertices, cp)
+        if strategy.balance == "merge_path":
+            current = frontier.to_sparse()
+            while current.size:
+                current = self._advance_level(G, current, module, level, state)
+            return Frontier.empty(n, cp)
+        balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
+        types = rt.state_signature(state)
+        kernel = rt.compile_module(sources.persistent_advance_module(functor, types, balancer), ()).get_function(
+            "advance_rounds")
+        B = self._persistent_buffers(G)
+        vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)
+        qsize = int(vertices.size)
+        if qsize == 0:
+            return Frontier.empty(n, cp)
+        B.queues[0][:qsize] = vertices
+        B.control.fill(0)
+        supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
+        args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), np.int32(n), np.int32(supports), np.int32(qsize),
+                np.int32(2**31 - 1), B.queues[0], B.queues[1], B.counters, B.claim_bits, B.barrier, B.status, B.log,
+                np.int32(LOG_ROWS)) + state
+        kernel((self._coresident_blocks(kernel, G.num_arcs < 5 * max(n, 1)),), (rt.BLOCK,), args)
+        if int(B.status[0].get()):
+            raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
+        return Frontier.empty(n, cp)
 
     # --------------------------------------------------------------------------------------------------- pull
     def _bits(self, G: CudaGraph, frontier: Frontier | None) -> Any:
@@ -381,6 +405,7 @@ class CudaBackend:
             message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=cp.zeros(n, dtype=cp.uint8),
             params=cp.asarray(np.append(np.asarray(params, dtype=np.float64), 0.0)), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
+            visited=cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32) if program.first_wins else None,
         )
 
     def _compute(self, G: CudaGraph, s: CudaProgramState, vertices: Any | None) -> None:
@@ -414,7 +439,7 @@ class CudaBackend:
         edges = senders.out_edges(G.out_degree)
         if strategy.direction == "push":
             push = strategy.with_(dedup="atomic") if strategy.frontier in ("vertex_queue", "edge_queue") and strategy.drive == "data" else strategy
-            tail = (s.message, s.buffer, np.int32(s.monoid), s.params)
+            tail = (s.message, s.buffer, np.int32(s.monoid), s.params, self._lookup(s, strategy))
             return self._advance_level(G, senders, s.module, push, (), program_args=tail), edges
         t_offsets, t_indices, t_weights = G.csc()
         group = strategy.group_size if strategy.balance == "vertex_group" else 1
@@ -425,6 +450,13 @@ class CudaBackend:
                 s.message, s.buffer, np.int32(s.monoid), np.int32(s.first_wins), s.value, np.int32(skip), s.params)
         rt.launch(s.module.get_function(f"pull_g{group}"), n * group, args)
         return Frontier.from_mask(next_mask.view(cp.bool_)), G.num_arcs
+
+    @staticmethod
+    def _lookup(s: CudaProgramState, strategy: Any) -> Any:
+        """The visited bitmap for lookup=bitmask on a first-wins program (its first value is final), else null."""
+        if strategy.lookup == "bitmask" and s.visited is not None:
+            return s.visited
+        return np.uint64(0)
 
     def _program_drain(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
         """Async: rounds run back to back until the worklist is empty, without the controller in between."""
@@ -517,7 +549,8 @@ class CudaBackend:
                 np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
                 B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.float64(delta),
-                np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key, s.params)
+                np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
+                self._lookup(s, strategy), s.params)
         sparse = G.num_arcs < 5 * max(n, 1)  # SEP-Graph's delta: |E|/|V| < 5, a high-diameter graph
         kernel((self._coresident_blocks(kernel, sparse),), (rt.BLOCK,), args)
         status = B.status.get()

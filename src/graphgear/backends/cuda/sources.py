@@ -149,8 +149,8 @@ def program_module(program: Any) -> str:
         "double* value, double* buffer, double* message, unsigned char* send, const double* params) {\n"
         "    gg_program_compute(vertices, count, offsets, value, buffer, message, send, GGP{params});\n}\n"
     )
-    src.append(advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}};",
-                                ", const double* message, double* buffer, int monoid, const double* params"))
+    src.append(advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}, visited};",
+                                ", const double* message, double* buffer, int monoid, const double* params, u32* visited"))
     src.append(pull_wrappers(
         "GGProgramPull<GGP> f{message, buffer, monoid, first_wins, GGP{params}}; "
         "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
@@ -173,20 +173,45 @@ PERSISTENT_PULL_GROUPS = (1, 4, 16, 32)
 REDUCE_GROUPS = (1, 4, 8, 32)
 
 
-def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
-    """The persistent traversal kernel (kernels/persistent.cuh) of a vertex program, pushing through one advance load
-    balancer (a key of ADVANCE_BODIES other than merge_path, whose scan needs the host) and pulling with groups of
-    `pull_group` lanes. One small module per combination, compiled when first used."""
+def _expand_struct(balancer: str) -> str:
+    """struct GGExpand: one advance load balancer behind a common call, with the prepare hook (kernels/advance.cuh)."""
     if balancer not in ADVANCE_BODIES or balancer in ("adv_merge_path", "adv_mask"):
         raise StrategyError(f"no persistent kernel for the {balancer} expansion")
-    if pull_group not in PERSISTENT_PULL_GROUPS:
-        raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
-    expand = (
+    return (
         "struct GGExpand {\n    template <class F, class L>\n"
         "    __device__ static void run(const i64* offsets, const int* indices, const float* weights, int weighted, "
         "const int* queue, int qsize, F f, GGOut out, int supports, L prepare) {\n"
         f"        {ADVANCE_BODIES[balancer][:-2]}, prepare);\n    }}\n}};\n"
     )
+
+
+def persistent_advance_module(functor: Any, types: tuple[str, ...], balancer: str) -> str:
+    """An advance functor's persistent form (kernels/persistent.cuh gg_advance_rounds) through one load balancer."""
+    if getattr(functor, "cuda", None) is None:
+        raise StrategyError(f"functor {getattr(functor, 'name', functor)!r} has no CUDA version; it runs on the CPU only")
+    params = rt.state_params(types)
+    kernel = (
+        'extern "C" __global__ void __launch_bounds__(256, 2) advance_rounds(const i64* offsets, const int* indices, '
+        "const float* weights, int weighted, int n, int supports, int qsize, int max_rounds, int* qa, int* qb, "
+        "u32* counters, u32* claim_bits, u32* barrier, int* status, i64* log, int log_rows"
+        f"{params}) {{\n"
+        f"    GGF f{{{rt.state_init(types)}}};\n"
+        "    GGPersistentState st{{qa, qb}, {nullptr, nullptr}, {nullptr, nullptr}, counters, nullptr, claim_bits, "
+        "(n + 31) / 32 + 1, nullptr, barrier, status, log, log_rows, 0.0, {nullptr, nullptr}, nullptr, nullptr, nullptr, "
+        "nullptr, nullptr};\n"
+        "    gg_advance_rounds<GGF, GGExpand>(offsets, indices, weights, weighted, f, supports, qsize, max_rounds, st);\n}\n"
+    )
+    struct = rt.functor_struct("GGF", "advance", functor.cuda, types, getattr(functor, "state", None))
+    return "".join([INCLUDES, struct, _expand_struct(balancer), kernel])
+
+
+def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
+    """The persistent traversal kernel (kernels/persistent.cuh) of a vertex program, pushing through one advance load
+    balancer (a key of ADVANCE_BODIES other than merge_path, whose scan needs the host) and pulling with groups of
+    `pull_group` lanes. One small module per combination, compiled when first used."""
+    if pull_group not in PERSISTENT_PULL_GROUPS:
+        raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
+    expand = _expand_struct(balancer)
     kernel = (
         'extern "C" __global__ void __launch_bounds__(256, 2) persistent(const i64* offsets, const int* indices, '
         "const float* weights, int weighted, const i64* t_offsets, const int* t_indices, const float* t_weights, int n, "
@@ -194,9 +219,9 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "i64 huge, int qsize, int max_rounds, int mode, double alpha, double beta, double unexplored, int* qa, int* qb, int* sa, "
         "int* sb, int* ha, int* hb, u32* counters, u64* edges, u32* claim_bits, u32* active_bits, u32* barrier, int* status, i64* log, "
         "int log_rows, int fused, double delta, double threshold, int* fa, int* fb, u32* far_bits, u32* far_n, "
-        "u32* refill_n, u64* min_key, const double* params) {\n"
+        "u32* refill_n, u64* min_key, u32* visited, const double* params) {\n"
         "    GGPersistentState st{{qa, qb}, {sa, sb}, {ha, hb}, counters, edges, claim_bits, (n + 31) / 32 + 1, "
-        "active_bits, barrier, status, log, log_rows, delta, {fa, fb}, far_bits, far_n, refill_n, min_key};\n"
+        "active_bits, barrier, status, log, log_rows, delta, {fa, fb}, far_bits, far_n, refill_n, min_key, visited};\n"
         "    if (fused) {\n"
         "        gg_fused_rounds<GGP, GGExpand>(offsets, indices, weights, weighted, value, buffer, message, monoid, "
         "supports, qsize, max_rounds, threshold, st, GGP{params});\n"

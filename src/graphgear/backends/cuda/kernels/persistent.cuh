@@ -111,6 +111,7 @@ struct GGPersistentState {
     u32* far_n;         // [2] pile sizes
     u32* refill_n;      // [2] worklist refills, by bucket-change parity
     u64* min_key;       // ~bits of the smallest live far buffer (atomicMax; 0: none)
+    u32* visited;       // bitmask lookup of first-wins programs (null: status lookup)
 };
 
 // Defer u to the far pile when its buffer is at or beyond the threshold; every lane of the warp calls it.
@@ -242,7 +243,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
         }
         GGFusedCompute<P> prepare{offsets, value, buffer, message, st.claim_bits + ((r + 1) & 1) * st.words,
                                   &counters[0], &st.edges[slot], p, &st, pile, threshold};
-        GGProgramPush<P> f{message, buffer, monoid, p};
+        GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
         GGOut out{st.queue[in ^ 1], &counters[1], st.claim_bits + (r & 1) * st.words, nullptr, 1};
         Expand::run(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports, prepare);
         if (!gg_grid_sync(st.barrier, status)) return;
@@ -260,6 +261,59 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
                                            st.claim_bits + ((r + 1) & 1) * st.words, qsize, status)) break;
     }
     if (status[0]) return;
+    u32* claimed = st.claim_bits + ((r + 1) & 1) * st.words;  // the rounds left: unclaim the worklist
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
+        const int u = st.queue[in][i];
+        atomicAnd(&claimed[u >> 5], ~(1u << (u & 31)));
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        status[1] = r;
+        status[2] = qsize;
+        status[3] = in;
+        st.log[(i64)(r < st.log_rows ? r : st.log_rows) * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
+    }
+}
+
+// An advance functor's async form (graphgear's operator-level sync="async"): level after level inside one launch,
+// one grid barrier per level, each level's output an exact vertex queue (claims alternate by parity, cleared as the
+// next level loads them). Level-synchronous, so a functor may rely on the previous level being complete (BC's
+// path counts do). Block 0 logs |Q| and the time of each level.
+struct GGUnclaim {
+    u32* bits;
+    __device__ __forceinline__ int operator()(int u) const {
+        if (u >= 0) atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
+        return u;
+    }
+};
+
+template <class F, class Expand>
+__device__ void gg_advance_rounds(const i64* offsets, const int* indices, const float* weights, int weighted, F f,
+                                  int supports, int qsize, int max_rounds, GGPersistentState st) {
+    volatile int* status = st.status;
+    int in = 0;
+    int r = 0;
+    for (; r < max_rounds && qsize > 0; ++r) {
+        const int slot = r % 3;
+        const int next = (r + 1) % 3;
+        u32* counters = st.counters + 3 * slot;
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            st.counters[3 * next + 1] = 0;
+            if (r < st.log_rows) {
+                i64* row = st.log + (i64)r * GG_LOG_FIELDS;
+                row[0] = qsize;
+                row[1] = qsize;
+                row[2] = 0;
+                row[3] = GG_DIR_PUSH;
+                row[4] = (i64)gg_globaltimer();
+            }
+        }
+        GGOut out{st.queue[in ^ 1], &counters[1], st.claim_bits + (r & 1) * st.words, nullptr, 1};
+        Expand::run(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports,
+                    GGUnclaim{st.claim_bits + ((r + 1) & 1) * st.words});
+        if (!gg_grid_sync(st.barrier, status)) return;
+        qsize = (int)gg_load(&counters[1]);
+        in ^= 1;
+    }
     u32* claimed = st.claim_bits + ((r + 1) & 1) * st.words;  // the rounds left: unclaim the worklist
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
         const int u = st.queue[in][i];
@@ -360,7 +414,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         u32* out_count = &counters[1];
         if (ns > 0) {
             if (policy == GG_DIR_PUSH) {
-                GGProgramPush<P> f{message, buffer, monoid, p};
+                GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
                 GGOut out{Qn, out_count, st.claim_bits, nullptr, 1};
                 for (u32 h = 0; h < nh; ++h) {  // grid gathering: every thread of the grid on one huge row
                     const int u = H[h];
