@@ -283,3 +283,12 @@ def test_bitmask_lookup_marks_what_push_settled(strategy):
         assert marked == (reached - 1 if lookup == "bitmask" else 0)
         np.testing.assert_array_equal(run.values, gg.run_program(BFS_PROGRAM, g, values, buffers, [s], backend="cpu",
                                                                  strategy=st).values)
+
+
+def test_free_memory_check_names_the_bytes():
+    from graphgear.backends.cuda import runtime as rt
+    from graphgear.errors import DeviceMemoryError
+
+    with pytest.raises(DeviceMemoryError, match=r"the test array needs 931322\.57 GiB of device memory; .* GiB is free"):
+        rt.check_free_memory(10**15, "the test array")
+    rt.check_free_memory(1 << 20, "a small array")  # fits: no error

@@ -70,3 +70,15 @@ def test_functor_state_names_must_match_the_state():
     assert "int* level;" in rt.functor_struct("GGF", "vertex_predicate", f.cuda, ("int", "int"), f.state)
     with pytest.raises(BackendError, match="names 2 state arrays"):
         rt.functor_struct("GGF", "vertex_predicate", f.cuda, ("int",), f.state)
+
+
+def test_persistent_run_log_arithmetic():
+    """Edges processed count push rounds' outDegree(S) and every arc for a pull round; durations come from the
+    device clock stamps (ns) of consecutive rounds and the end stamp."""
+    from graphgear.backends.cuda.backend import PersistentRun
+    from graphgear.frontier import Frontier
+
+    log = np.array([[1, 1, 10, 0, 1_000], [10, 10, 500, 1, 3_000], [200, 150, 20, 0, 3_500]], dtype=np.int64)
+    run = PersistentRun(log, 3, Frontier.empty(5), _end=4_500)
+    assert run.edges_processed(num_arcs=1_000) == 10 + 1_000 + 20
+    np.testing.assert_allclose(run.seconds(), [2e-6, 0.5e-6, 1e-6])
