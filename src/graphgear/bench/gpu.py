@@ -59,11 +59,10 @@ class GpuRow:
 
 def copy_bandwidth(cp: Any) -> float:
     """Device-to-device copy bandwidth in bytes/s (read + write), median of 5 copies of 2 GiB after a warm-up."""
-    a = cp.ones(1 << 28, dtype=cp.float64)
-    b = cp.empty_like(a)
-    times = [_event_time(cp, lambda: b.__setitem__(Ellipsis, a)) for _ in range(6)][1:]
-    del a, b
-    return 2 * (1 << 28) * 8 / statistics.median(times)
+    source = cp.ones(1 << 28, dtype=cp.float64)
+    target = cp.empty_like(source)
+    times = [_event_time(cp, lambda: target.__setitem__(Ellipsis, source)) for _ in range(6)][1:]
+    return 2 * source.nbytes / statistics.median(times)
 
 
 def _event_time(cp: Any, fn: Callable[[], Any]) -> float:
