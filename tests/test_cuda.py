@@ -171,6 +171,15 @@ def test_neighbor_reduce_every_group_and_hub_chunks(spec, monoid):
         ref = cpu.neighbor_reduce(cpu.graph(g), WEIGHTED_IN, (x,), monoid, direction)
         got = gpu.neighbor_reduce(gpu.graph(g), WEIGHTED_IN, (cp.asarray(x),), monoid, direction)
         np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=1e-11)
+        # data-driven: only the listed rows (every third vertex and the largest hub), the other entries untouched
+        listed = np.union1d(np.arange(0, g.num_vertices, 3), [int(np.argmax(g.out_degree()))]).astype(np.int32)
+        ref = cpu.neighbor_reduce(cpu.graph(g), WEIGHTED_IN, (x,), monoid, direction, out=np.full(g.num_vertices, -7.0),
+                                  vertices=Frontier.from_vertices(listed, g.num_vertices))
+        got = gpu.neighbor_reduce(gpu.graph(g), WEIGHTED_IN, (cp.asarray(x),), monoid, direction,
+                                  out=cp.full(g.num_vertices, -7.0),
+                                  vertices=Frontier.from_vertices(cp.asarray(listed), g.num_vertices, dtype=cp.int32))
+        np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=1e-11)
+        assert (ref == -7.0).sum() >= g.num_vertices // 2
     if spec.startswith("kron"):
         assert int(g.out_degree().max()) >= 4096  # the chunked path ran
 

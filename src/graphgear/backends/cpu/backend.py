@@ -149,17 +149,21 @@ class CpuBackend:
 
     def neighbor_reduce(
         self, G: CpuGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in", out: Any = None,
-        strategy: Any = None,
+        strategy: Any = None, vertices: Frontier | None = None,
     ) -> np.ndarray:
         """out[v] = sum/min/max over v's in- (or out-) neighbours u of map_fn(v, u, w, state): a topology-driven
-        gather such as PageRank's pull."""
+        gather such as PageRank's pull, or a data-driven one over the `vertices` frontier (other entries of `out`
+        are left as they were)."""
         codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
         if monoid not in codes:
             raise StrategyError(f"neighbor_reduce monoid must be min, max or sum, got {monoid!r}")
         offsets, indices, weights = G.csc() if direction == "in" else (G.offsets, G.indices, G.weights)
         out = np.empty(G.num_vertices, dtype=np.float64) if out is None else out
         code, identity = codes[monoid]
-        ops.neighbor_reduce(offsets, indices, weights, G.weighted, cpu_function(map_fn), state, code, identity, out)
+        listed = vertices is not None
+        rows = np.ascontiguousarray(vertices.vertices(), dtype=np.int64) if listed else np.zeros(1, dtype=np.int64)
+        ops.neighbor_reduce(offsets, indices, weights, G.weighted, cpu_function(map_fn), state, code, identity, rows,
+                            listed, out)
         return out
 
     # --------------------------------------------------------------------------------------------------- programs

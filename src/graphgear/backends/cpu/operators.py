@@ -169,10 +169,12 @@ def for_each_all(n, functor, state):  # pragma: no cover
 
 
 @numba.njit(parallel=True, nogil=True)
-def neighbor_reduce(offsets, indices, weights, weighted, map_fn, state, monoid, identity, out):  # pragma: no cover
+def neighbor_reduce(offsets, indices, weights, weighted, map_fn, state, monoid, identity, vertices, listed, out):  # pragma: no cover
     """out[v] = reduce over v's neighbours u (a row of the given CSR/CSC) of map_fn(v, u, w, state); monoid 0 = min,
-    1 = max, 2 = sum. A row per thread."""
-    for v in numba.prange(offsets.shape[0] - 1):
+    1 = max, 2 = sum. A row per thread; every row, or only the rows of `vertices` when `listed`."""
+    count = vertices.shape[0] if listed else offsets.shape[0] - 1
+    for i in numba.prange(count):
+        v = np.int64(vertices[i]) if listed else np.int64(i)
         acc = identity
         for k in range(offsets[v], offsets[v + 1]):
             x = map_fn(v, indices[k], _weight(weights, k, weighted), state)

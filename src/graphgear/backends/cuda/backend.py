@@ -363,7 +363,9 @@ class CudaBackend:
             rt.launch(module.get_function("each"), count, args + state)
 
     def neighbor_reduce(self, G: CudaGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in",
-                        out: Any = None, strategy: Any = None) -> Any:
+                        out: Any = None, strategy: Any = None, vertices: Frontier | None = None) -> Any:
+        """out[v] = sum/min/max of map_fn(v, u, w) over v's in- (or out-) neighbours, for every v or for the
+        `vertices` frontier only (other entries of `out` left as they were)."""
         cp = self.xp
         codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
         if monoid not in codes:
@@ -378,8 +380,21 @@ class CudaBackend:
         average = G.num_arcs / max(n, 1)
         group = 1 if average < 3 else 4 if average < 12 else 8 if average < 48 else 32
         rows, first, last = self._reduce_chunks(G, direction, offsets)
-        rt.launch(module.get_function(f"reduce_g{group}"), n * group,
-                  (offsets, indices, weights, np.int32(G.weighted), np.int32(n), np.int32(code), np.float64(identity),
+        listed = None
+        count = n
+        if vertices is not None:
+            listed = cp.asarray(vertices.vertices(), dtype=cp.int32)
+            count = int(listed.size)
+            if rows.size:  # only the hub chunks of listed rows
+                member = cp.zeros(n, dtype=cp.bool_)
+                member[listed] = True
+                keep = member[rows]
+                rows, first, last = rows[keep], first[keep], last[keep]
+        if count == 0:
+            return out
+        rt.launch(module.get_function(f"reduce_g{group}"), count * group,
+                  (offsets, indices, weights, np.int32(G.weighted), np.int32(count),
+                   listed if listed is not None else np.uint64(0), np.int32(code), np.float64(identity),
                    np.int64(REDUCE_HUGE), out) + state)
         if rows.size:
             rt.launch(module.get_function("reduce_chunks"), rows.size * rt.BLOCK,

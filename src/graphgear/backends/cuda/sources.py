@@ -113,9 +113,10 @@ def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles:
         src.append(
             "".join(
                 f'extern "C" __global__ void __launch_bounds__(256) reduce_g{g}(const i64* offsets, const int* indices, '
-                f"const float* weights, int weighted, int n, int monoid, double identity, i64 huge, double* out{params}) {{\n"
+                f"const float* weights, int weighted, int n, const int* vertices, int monoid, double identity, i64 huge, "
+                f"double* out{params}) {{\n"
                 f"    GGF f{{{setup_members}}};\n"
-                f"    gg_neighbor_reduce<{g}>(offsets, indices, weights, weighted, n, f, monoid, identity, huge, out);\n}}\n"
+                f"    gg_neighbor_reduce<{g}>(offsets, indices, weights, weighted, n, vertices, f, monoid, identity, huge, out);\n}}\n"
                 for g in REDUCE_GROUPS)
             + f'extern "C" __global__ void __launch_bounds__(256) reduce_chunks(const int* indices, const float* weights, '
             f"int weighted, const int* rows, const i64* first, const i64* last, int chunks, int monoid, double identity, "

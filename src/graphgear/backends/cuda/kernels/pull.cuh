@@ -76,18 +76,19 @@ __device__ __forceinline__ double gg_combine(int monoid, double a, double b) {
     return monoid == 2 ? a + b : monoid == 0 ? fmin(a, b) : fmax(a, b);
 }
 
-// neighbor_reduce: out[v] = reduction over v's row of map(v, u, w) (monoid 0 = min, 1 = max, 2 = sum), G lanes per
-// row (a thread, a virtual warp of 4 or 8 lanes, or a warp: the host picks G from the average degree) with a shuffle
+// neighbor_reduce: out[v] = reduction over v's row of map(v, u, w) (monoid 0 = min, 1 = max, 2 = sum) for the n
+// rows 0..n-1, or for the n rows listed in `vertices` (data-driven), G lanes per row (a thread, a virtual warp of 4 or 8 lanes, or a warp: the host picks G from the average degree) with a shuffle
 // reduction inside the group. Rows of degree >= huge get the identity here: gg_neighbor_reduce_chunks finishes them
 // with whole blocks, several per row (one atomic per chunk), so a hub's row does not hold up the launch.
 template <int G, class M>
 __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const float* weights, int weighted, int n,
-                                   M map, int monoid, double identity, i64 huge, double* out) {
+                                   const int* vertices, M map, int monoid, double identity, i64 huge, double* out) {
     const int lane_in_group = threadIdx.x % G;
     const int groups = gridDim.x * blockDim.x / G;
     const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
-    for (int v = group; v < n; v += groups) {
+    for (int i = group; i < n; i += groups) {
+        const int v = vertices ? vertices[i] : i;
         const i64 start = offsets[v];
         const i64 end = offsets[v + 1];
         double acc = identity;
