@@ -27,6 +27,7 @@ and sync do not change Afforest (recorded in the trace). The controllers (auto/s
 
 from __future__ import annotations
 
+import time
 import weakref
 from typing import Any
 
@@ -200,14 +201,13 @@ def symmetrised(graph: Graph) -> Graph:
     return cached
 
 
-def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[Any, Any]:
-    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices and its share, as
-    0-d arrays on the backend's device (no host read)."""
+def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[int, float]:
+    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices and its share."""
     xp = be.xp
     picks = np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES)
     roots, counts = xp.unique(comp[xp.asarray(picks)], return_counts=True)
-    best = counts.argmax()
-    return roots[best], counts[best] / NUM_SAMPLES
+    best = int(counts.argmax())
+    return int(roots[best]), float(counts[best]) / NUM_SAMPLES
 
 
 # ---------------------------------------------------------------------------------------------------------- Afforest
@@ -241,51 +241,41 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     params = xp.asarray([0, -1, int(directed)], dtype=np.int64)
     state = (G.offsets, G.indices, t_offsets, t_indices, comp, params)
 
-    # Phases are timed with backend marks (CUDA events on the GPU) and their counts kept as device scalars, so the
-    # whole run reads the device once, at the end, when the trace rows are written.
-    rows: list[tuple] = []
-
-    def row(phase: str, s: Any, vertices: Any, edges: Any, start: Any, why: Any) -> None:
-        rows.append((phase, s, vertices, edges, start, be.mark(), why))
+    def row(phase: str, s: Any, vertices: int, edges: int, seconds: float, why: str) -> None:
+        trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges, edges_processed=edges,
+                  seconds=seconds, decision=s.path, reason=why, phase=phase)
 
     # sampling: link the r-th neighbour of every vertex, then compress
     for r in range(NEIGHBOR_ROUNDS):
-        start = be.mark()
+        start = time.perf_counter()
         params[0] = r
         be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
         be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-        row("sample", topology, n, xp.count_nonzero(G.out_degree > r), start,
-            f"{reason}; link neighbour {r} of every vertex")
+        edges = int(xp.count_nonzero(G.out_degree > r))
+        row("sample", topology, n, edges, time.perf_counter() - start, f"{reason}; link neighbour {r} of every vertex")
 
     # the giant component, then the remaining edges of the vertices outside it
-    start = be.mark()
+    start = time.perf_counter()
     c, share = _sample_frequent_element(be, comp, n)
-    params[0] = NEIGHBOR_ROUNDS
-    params[1] = c
+    params[0], params[1] = NEIGHBOR_ROUNDS, c
+    outside = comp != c
     degree = xp.maximum(G.out_degree - NEIGHBOR_ROUNDS, 0)
     if directed:
         degree += t_offsets[1:] - t_offsets[:-1]
-    remaining = xp.where(comp != c, degree, 0).sum()  # the arcs the final phase links (an upper bound)
-
-    def why(extra: str = "") -> Any:
-        return lambda: f"{reason}; component {int(c)} holds ~{float(share):.0%} of {NUM_SAMPLES} sampled vertices: skip it{extra}"
-
+    remaining = int(xp.where(outside, degree, 0).sum())  # the arcs the final phase links (an upper bound)
+    why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
     if base.drive == "data":
         s = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
         frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
         be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
-        row("link", s, frontier.size, remaining, start, why(" (filtered queue)"))
+        row("link", s, frontier.size, remaining, time.perf_counter() - start, f"{reason}; {why} (filtered queue)")
     else:
         be.for_each_vertex(None, LINK_REMAINING, state, num_vertices=n)
-        row("link", topology, n, remaining, start, why())
+        row("link", topology, n, remaining, time.perf_counter() - start, f"{reason}; {why}")
 
-    start = be.mark()
+    start = time.perf_counter()
     be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-    row("compress", topology, n, 0, start, f"{reason}; point every vertex at its root")
-    for phase, s, vertices, edges, begin, end, text in rows:
-        trace.add(strategy=str(s), path=s.path, frontier_vertices=int(vertices), frontier_edges=int(edges),
-                  edges_processed=int(edges), seconds=be.elapsed(begin, end), decision=s.path,
-                  reason=text() if callable(text) else text, phase=phase)
+    row("compress", topology, n, 0, time.perf_counter() - start, f"{reason}; point every vertex at its root")
     return comp, trace
 
 

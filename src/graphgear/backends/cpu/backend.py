@@ -8,8 +8,6 @@ and neighbor_reduce accept a strategy for the same contract; a vertex-parallel l
 
 from __future__ import annotations
 
-import time
-
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,13 +75,6 @@ class CpuBackend:
             cached = CpuGraph(g, g.offsets, g.indices, weights, g.weights is not None, g.out_degree(), g.num_vertices, g.num_arcs)
             g.device_cache["cpu"] = cached
         return cached
-
-    def mark(self) -> float:
-        """A point in time for `elapsed` (the CPU runs operators synchronously: the clock)."""
-        return time.perf_counter()
-
-    def elapsed(self, start: Any, stop: Any) -> float:
-        return stop - start
 
     def to_host(self, array: Any) -> np.ndarray:
         return np.asarray(array)

@@ -147,17 +147,6 @@ class CudaBackend:
             g.device_cache["cuda"] = cached
         return cached
 
-    def mark(self) -> Any:
-        """A CUDA event recorded on the stream: phases are timed on the device without a host synchronisation;
-        `elapsed` waits for the later mark only when it is read."""
-        event = self.xp.cuda.Event()
-        event.record()
-        return event
-
-    def elapsed(self, start: Any, stop: Any) -> float:
-        stop.synchronize()
-        return self.xp.cuda.get_elapsed_time(start, stop) / 1e3
-
     def to_host(self, array: Any) -> np.ndarray:
         """A host copy; large arrays go through pinned memory (about 10x the bandwidth of a pageable copy)."""
         if not isinstance(array, self.xp.ndarray):
