@@ -125,6 +125,19 @@ def _settle(v, state):  # pragma: no cover - numba
     state[S_COLOR][v] = v if state[S_ALIVE][v] != 0 else -1
 
 
+@numba.njit(inline="always", nogil=True)
+def _tarjan_discover(w, depth, counter, top, offsets, index, low, on_stack, stack, calls, position):  # pragma: no cover
+    """Tarjan's first visit of w: its index and low link, onto the SCC stack and the call stack at `depth`.
+    Returns the next (counter, top)."""
+    index[w] = counter
+    low[w] = counter
+    stack[top] = w
+    on_stack[w] = 1
+    calls[depth] = w
+    position[w] = offsets[w]
+    return counter + 1, top + 1
+
+
 @numba.njit(nogil=True)
 def _tarjan(driver, state):  # pragma: no cover - numba
     """Tarjan's algorithm, iterative, over the remaining vertices and the arcs between them; each SCC is named by its
@@ -135,14 +148,7 @@ def _tarjan(driver, state):  # pragma: no cover - numba
     for r in range(offsets.shape[0] - 1):
         if alive[r] == 0 or index[r] != -1:
             continue
-        index[r] = counter
-        low[r] = counter
-        counter += 1
-        stack[top] = r
-        top += 1
-        on_stack[r] = 1
-        calls[0] = r
-        position[r] = offsets[r]
+        counter, top = _tarjan_discover(r, 0, counter, top, offsets, index, low, on_stack, stack, calls, position)
         depth = 1
         while depth > 0:
             v = calls[depth - 1]
@@ -153,14 +159,8 @@ def _tarjan(driver, state):  # pragma: no cover - numba
                 if alive[w] == 0:
                     continue
                 if index[w] == -1:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[top] = w
-                    top += 1
-                    on_stack[w] = 1
-                    calls[depth] = w
-                    position[w] = offsets[w]
+                    counter, top = _tarjan_discover(w, depth, counter, top, offsets, index, low, on_stack, stack, calls,
+                                                    position)
                     depth += 1
                 elif on_stack[w] != 0 and index[w] < low[v]:
                     low[v] = index[w]
