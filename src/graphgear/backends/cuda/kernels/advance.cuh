@@ -102,17 +102,26 @@ struct GGKeep {  // the default preparation: expand every queue entry
     __device__ __forceinline__ int operator()(int u) const { return u; }
 };
 
+// Load queue entry idx (-1 past the end) for expansion: prepare it, drop it when the dedup technique finds it a
+// duplicate, and read its row [start, end) (empty when there is no vertex). Every thread of the block calls it.
+template <class L>
+__device__ __forceinline__ int gg_load_entry(const i64* offsets, const int* queue, int qsize, int idx, int supports,
+                                             L prepare, i64& start, i64& end) {
+    int u = prepare(idx < qsize ? queue[idx] : -1);
+    if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
+    start = u >= 0 ? offsets[u] : 0;
+    end = u >= 0 ? offsets[u + 1] : 0;
+    return u;
+}
+
 template <int G, class F, class L = GGKeep>
 __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
                                         const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L()) {
     const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
-        const int idx = base + threadIdx.x;
-        int u = prepare(idx < qsize ? queue[idx] : -1);
-        if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
-        i64 start = u >= 0 ? offsets[u] : 0;
-        i64 end = u >= 0 ? offsets[u + 1] : 0;
+        i64 start, end;
+        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, start, end);
         gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         // G lanes per vertex: 32 / G vertices per round, G rounds cover the warp's 32 vertices
         #pragma unroll 1
@@ -147,11 +156,8 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     const int wbase = threadIdx.x & ~31;
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
-        const int idx = base + threadIdx.x;
-        int u = prepare(idx < qsize ? queue[idx] : -1);
-        if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
-        i64 start = u >= 0 ? offsets[u] : 0;
-        i64 end = u >= 0 ? offsets[u + 1] : 0;
+        i64 start, end;
+        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, start, end);
         if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         const i64 degree = end - start;
         i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
@@ -223,11 +229,10 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
     const int warp = threadIdx.x >> 5;
     for (int base = blockIdx.x * 64; base < qsize; base += gridDim.x * 64) {
         if (threadIdx.x < 64) {
-            const int idx = base + threadIdx.x;
-            const int u = prepare(idx < qsize ? queue[idx] : -1);
-            s_u[threadIdx.x] = u;
-            s_start[threadIdx.x] = u >= 0 ? offsets[u] : 0;
-            s_deg[threadIdx.x] = u >= 0 ? offsets[u + 1] - offsets[u] : 0;
+            i64 start, end;  // no dedup here (its block barriers need every thread)
+            s_u[threadIdx.x] = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, 0, prepare, start, end);
+            s_start[threadIdx.x] = start;
+            s_deg[threadIdx.x] = end - start;
         }
         __syncthreads();
         {  // stage 1: the last deg % 32 edges of vertex j by the j-th virtual warp of 4 lanes

@@ -114,6 +114,19 @@ struct GGPersistentState {
     u32* visited;       // bitmask lookup of first-wins programs (null: status lookup)
 };
 
+// The end of a persistent launch: unclaim the worklist that max_rounds left (its claim bits in `claimed`), report
+// the rounds run, its size and which queue holds it, and stamp the end time after the last logged round.
+__device__ void gg_end_launch(const GGPersistentState& st, u32* claimed, int r, int qsize, int in) {
+    gg_clear_bits(st.queue[in], (u32)qsize, claimed);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        volatile int* status = st.status;
+        status[1] = r;
+        status[2] = qsize;
+        status[3] = in;
+        st.log[(i64)(r < st.log_rows ? r : st.log_rows) * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
+    }
+}
+
 // Defer u to the far pile when its buffer is at or beyond the threshold; every lane of the warp calls it.
 __device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, double threshold, int u,
                                          const double* buffer) {
@@ -261,17 +274,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
                                            st.claim_bits + ((r + 1) & 1) * st.words, qsize, status)) break;
     }
     if (status[0]) return;
-    u32* claimed = st.claim_bits + ((r + 1) & 1) * st.words;  // the rounds left: unclaim the worklist
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
-        const int u = st.queue[in][i];
-        atomicAnd(&claimed[u >> 5], ~(1u << (u & 31)));
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        status[1] = r;
-        status[2] = qsize;
-        status[3] = in;
-        st.log[(i64)(r < st.log_rows ? r : st.log_rows) * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
-    }
+    gg_end_launch(st, st.claim_bits + ((r + 1) & 1) * st.words, r, qsize, in);
 }
 
 // An advance functor's async form (graphgear's operator-level sync="async"): level after level inside one launch,
@@ -314,17 +317,7 @@ __device__ void gg_advance_rounds(const i64* offsets, const int* indices, const 
         qsize = (int)gg_load(&counters[1]);
         in ^= 1;
     }
-    u32* claimed = st.claim_bits + ((r + 1) & 1) * st.words;  // the rounds left: unclaim the worklist
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
-        const int u = st.queue[in][i];
-        atomicAnd(&claimed[u >> 5], ~(1u << (u & 31)));
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        status[1] = r;
-        status[2] = qsize;
-        status[3] = in;
-        st.log[(i64)(r < st.log_rows ? r : st.log_rows) * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
-    }
+    gg_end_launch(st, st.claim_bits + ((r + 1) & 1) * st.words, r, qsize, in);
 }
 
 template <int PULL_GROUP, class P, class Expand>
@@ -451,14 +444,5 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         gg_clear_bits(st.senders[previous_pull_senders], previous_count, st.active_bits);
         gg_clear_bits(st.huge[previous_pull_senders], previous_huge, st.active_bits);
     }
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += stride) {  // rounds left: unclaim Q
-        const int u = st.queue[in][i];
-        atomicAnd(&st.claim_bits[u >> 5], ~(1u << (u & 31)));
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        status[1] = r;
-        status[2] = qsize;
-        status[3] = in;
-        st.log[(i64)(r < st.log_rows ? r : st.log_rows) * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
-    }
+    gg_end_launch(st, st.claim_bits, r, qsize, in);
 }
