@@ -256,3 +256,32 @@ def test_run_program_leaves_the_callers_arrays_alone():
     run = gg.run_program(BFS_PROGRAM, g, values, buffers, [0], backend="cpu")
     assert np.isfinite(run.values).all()
     assert np.isinf(values).all() and buffers[0] == 0.0 and np.isinf(buffers[1:]).all()
+
+
+@numba.njit
+def _halve_and_report(v, state):
+    state[0][v] = state[0][v] / 2
+    return state[0][v] + v
+
+
+
+@pytest.mark.parametrize("monoid", ["sum", "min", "max"])
+def test_cpu_vertex_reduce(monoid):
+    """vertex_reduce maps every vertex (or a frontier's) through the functor, which may write state, and combines."""
+    from graphgear.functor import Functor
+
+    f = Functor("halve_and_report", _halve_and_report, "x[v] = x[v] / 2; return x[v] + (double)v;", state=("x",))
+    be = get_backend("cpu")
+    x = np.random.default_rng(2).random(1000)
+    combine = {"sum": np.sum, "min": np.min, "max": np.max}[monoid]
+    got = be.vertex_reduce(None, f, (x_all := x.copy(),), monoid, num_vertices=1000)
+    np.testing.assert_allclose(x_all, x / 2)
+    np.testing.assert_allclose(got[0], combine(x / 2 + np.arange(1000)), rtol=1e-12)
+    listed = np.array([3, 500, 999])
+    got = be.vertex_reduce(Frontier.from_vertices(listed, 1000), f, (x_some := x.copy(),), monoid)
+    assert np.array_equal(np.flatnonzero(x_some != x), listed)
+    np.testing.assert_allclose(got[0], combine(x[listed] / 2 + listed), rtol=1e-12)
+    empty = be.vertex_reduce(Frontier.from_vertices(np.zeros(0, dtype=np.int64), 1000), f, (x.copy(),), monoid)
+    assert empty[0] == {"sum": 0.0, "min": np.inf, "max": -np.inf}[monoid]
+    with pytest.raises(StrategyError, match="monoid"):
+        be.vertex_reduce(None, f, (x.copy(),), "product", num_vertices=1000)

@@ -171,9 +171,6 @@ DEPENDENCY_PUSH = Functor(
 ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[v] += delta[v] + endpoint[0];",
                          state=("delta", "bc", "endpoint"))
 GATHER = Strategy(direction="pull")  # what LevelGather runs: a data-driven gather over one level
-# backends whose async advance drains one FIFO worklist in order (a reverse-BFS-order queue then is Brandes' stack).
-# The GPU's async advance runs level by level in parallel, so after an async forward phase it runs LevelGather.
-FIFO_ASYNC_BACKENDS = ("cpu",)
 
 # what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)
@@ -324,7 +321,9 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
             levels.append(frontier)
         d += 1
     if ran_async is not None:
-        if be.name in FIFO_ASYNC_BACKENDS:
+        # a backend whose async advance drains one FIFO worklist in order (the CPU's) leaves a reverse-BFS-order queue
+        # that is Brandes' stack; one that runs level by level in parallel (the GPU's) gets LevelGather per level
+        if be.async_advance_order == "fifo":
             return 1 + _reverse_order_pass(be, G, ran_async, arrays, trace)
         levels, level_edges = _levels_from_array(be, G, level, levels[0])
     coef_parity = (coef, delta)  # two coefficient arrays by level parity (delta's storage serves as the second)

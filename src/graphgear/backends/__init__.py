@@ -10,9 +10,17 @@ from typing import Any
 
 from ..errors import BackendError
 
-__all__ = ["get_backend", "cuda_available", "BACKENDS"]
+__all__ = ["get_backend", "cuda_available", "high_diameter", "BACKENDS", "HIGH_DIAMETER_RATIO"]
 
 BACKENDS = ("auto", "cpu", "cuda")
+# SEP-Graph's delta: a graph with |E| / |V| below it is high-diameter (Algorithm 2 then never switches direction; the
+# GPU runs its persistent kernel with one block per multiprocessor, since thousands of small rounds follow)
+HIGH_DIAMETER_RATIO = 5.0
+
+
+def high_diameter(num_arcs: int, num_vertices: int) -> bool:
+    """Whether |E| / |V| < HIGH_DIAMETER_RATIO (SEP-Graph's delta test)."""
+    return num_vertices > 0 and num_arcs / num_vertices < HIGH_DIAMETER_RATIO
 _instances: dict[str, Any] = {}
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..backends import HIGH_DIAMETER_RATIO
 from ..errors import StrategyError
 from .strategy import Strategy, parse_strategy
 
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 CONTROLLERS = ("auto", "static", "adaptive")
-ALPHA, BETA, GAMMA, DELTA = 15.0, 2.0, 1.0, 5.0  # SEP-Graph Algorithm 2, the paper's values
+ALPHA, BETA, GAMMA, DELTA = 15.0, 2.0, 1.0, HIGH_DIAMETER_RATIO  # SEP-Graph Algorithm 2, the paper's values
 WARP_SIZE, BLOCK_SIZE = 32, 256
 RESIDENT_THREADS = 132 * 2048  # an H100 SXM: 132 SMs x 2048 threads (supplementary queues at half of it)
 SYNTHETIC_GENERATORS = ("kron:", "rmat:", "er:")  # randomly labelled graphs: bitmask status lookup pays off

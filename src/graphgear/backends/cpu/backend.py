@@ -65,6 +65,8 @@ class CpuBackend:
 
     name = "cpu"
     xp = np
+    # async advance drains one FIFO worklist in order (BC's reverse-order pass relies on it)
+    async_advance_order = "fifo"
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CpuGraph:
@@ -137,6 +139,22 @@ class CpuBackend:
             ops.for_each_all(int(num_vertices), f, state)
         else:
             ops.for_each_queue(frontier.vertices(), f, state)
+
+    def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
+                      num_vertices: int | None = None) -> np.ndarray:
+        """functor(v, state) for every vertex of the frontier (every vertex when None), which may update v's state;
+        its float64 results combined by sum/min/max into a one-element array."""
+        reducers = {"min": (np.min, np.inf), "max": (np.max, -np.inf), "sum": (np.sum, 0.0)}
+        if monoid not in reducers:
+            raise StrategyError(f"vertex_reduce monoid must be min, max or sum, got {monoid!r}")
+        combine, identity = reducers[monoid]
+        listed = frontier is not None
+        vertices = np.ascontiguousarray(frontier.vertices(), dtype=np.int64) if listed else np.zeros(1, dtype=np.int64)
+        count = vertices.size if listed else int(num_vertices)
+        values = np.empty(count, dtype=np.float64)
+        if count:
+            ops.vertex_values(vertices, listed, count, cpu_function(functor), state, values)
+        return np.array([combine(values) if count else identity], dtype=np.float64)
 
     def neighbor_reduce(
         self, G: CpuGraph, map_fn: Any, state: tuple, monoid: str = "sum", direction: str = "in", out: Any = None,

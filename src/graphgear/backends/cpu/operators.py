@@ -1,4 +1,4 @@
-"""CPU kernels of the generic operators: advance (push), pull, filter, for_each_vertex, neighbor_reduce.
+"""CPU kernels of the generic operators: advance (push), pull, filter, for_each_vertex, vertex_reduce, neighbor_reduce.
 
 Each takes a functor (a numba function) and a state tuple of arrays the functor reads and writes. Functor contracts:
 
@@ -166,6 +166,14 @@ def for_each_queue(queue, functor, state):  # pragma: no cover
 def for_each_all(n, functor, state):  # pragma: no cover
     for v in numba.prange(n):
         functor(v, state)
+
+
+@numba.njit(parallel=True, nogil=True)
+def vertex_values(vertices, listed, count, functor, state, values):  # pragma: no cover
+    """values[i] = functor(v, state) for the i-th vertex (of `vertices` when listed, else v = i): vertex_reduce's map;
+    the host combines the values."""
+    for i in numba.prange(count):
+        values[i] = functor(np.int64(vertices[i]) if listed else np.int64(i), state)
 
 
 @numba.njit(parallel=True, nogil=True)

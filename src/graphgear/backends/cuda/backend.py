@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import BackendError, StrategyError
+from .. import high_diameter
 from ...frontier import Frontier
 from . import runtime as rt
 from . import sources
@@ -25,7 +26,10 @@ DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
 CONTROL_WORDS = 14  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1)
-REDUCE_HUGE, REDUCE_CHUNK = 4096, 4096  # neighbor_reduce: rows from this degree go to block-sized chunks
+REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
+# neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
+# gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
+REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 GRID_GATHER_DEGREE = 4096  # persistent push: the whole grid expands a sender of at least this degree
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
@@ -46,7 +50,7 @@ class CudaGraph:
     num_arcs: int
     _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
-    reduce_chunks: dict = field(default_factory=dict, repr=False)  # neighbor_reduce's hub chunks, by direction
+    reduce_plans: dict = field(default_factory=dict, repr=False)  # neighbor_reduce's ReducePlan, by direction
 
     def csc(self) -> tuple[Any, Any, Any]:
         if self._csc is None:
@@ -57,6 +61,17 @@ class CudaGraph:
             self._csc = (cp.asarray(t_offsets), cp.asarray(t_indices),
                          cp.asarray(t_weights) if t_weights is not None else self.weights)
         return self._csc
+
+
+@dataclass
+class ReducePlan:
+    """How neighbor_reduce covers a graph's rows in one direction: the degree bins (lanes per row, rows or None for
+    all rows) and the REDUCE_CHUNK-edge chunks (row, first edge, end edge) of the rows of degree >= REDUCE_HUGE."""
+
+    bins: list
+    rows: Any
+    first: Any
+    last: Any
 
 
 @dataclass
@@ -122,6 +137,8 @@ class CudaBackend:
     """The GPU backend (one per process)."""
 
     name = "cuda"
+    # async advance runs level by level in parallel (not one FIFO worklist): BC gathers per level after it
+    async_advance_order = "levels"
 
     def __init__(self) -> None:
         self.xp = cupy()
@@ -182,9 +199,15 @@ class CudaBackend:
 
     def advance(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
         """Push from the frontier over out-edges with the strategy's load balancer; returns the activated vertices."""
+        if strategy.sync == "async" and strategy.balance != "merge_path":
+            return self._advance_persistent(G, frontier, functor, strategy, state)
         module = self._functor_module(functor, "advance", state)
-        if strategy.sync == "async":
-            return self._advance_persistent(G, frontier, functor, module, strategy, state)
+        if strategy.sync == "async":  # merge_path's scan needs the host between levels: drained level by level
+            current = frontier.to_sparse()
+            level = strategy.with_(sync="sync", frontier="vertex_queue", drive="data")
+            while current.size:
+                current = self._advance_level(G, current, module, level, state)
+            return Frontier.empty(G.num_vertices, self.xp)
         return self._advance_level(G, frontier, module, strategy, state)
 
     def _advance_level(self, G: CudaGraph, frontier: Frontier, module: Any, strategy: Any, state: tuple,
@@ -263,19 +286,12 @@ class CudaBackend:
                 mask, np.int32(0)) + tail
         rt.launch(kernel, work, args)
 
-    def _advance_persistent(self, G: CudaGraph, frontier: Frontier, functor: Any, module: Any, strategy: Any,
+    def _advance_persistent(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any,
                             state: tuple) -> Frontier:
         """Async push: the worklist drained level after level inside one persistent kernel (kernels/persistent.cuh
-        gg_advance_rounds), one grid barrier per level, without returning to the controller. merge_path's scan needs
-        the host between levels, so it drains level by level from the host instead."""
+        gg_advance_rounds), one grid barrier per level, without returning to the controller."""
         cp = self.xp
         n = G.num_vertices
-        level = strategy.with_(sync="sync", frontier="vertex_queue", drive="data")
-        if strategy.balance == "merge_path":
-            current = frontier.to_sparse()
-            while current.size:
-                current = self._advance_level(G, current, module, level, state)
-            return Frontier.empty(n, cp)
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
         types = rt.state_signature(state)
         kernel = rt.compile_module(sources.persistent_advance_module(functor, types, balancer), ()).get_function(
@@ -291,7 +307,7 @@ class CudaBackend:
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), np.int32(n), np.int32(supports), np.int32(qsize),
                 np.int32(2**31 - 1), B.queues[0], B.queues[1], B.counters, B.claim_bits, B.barrier, B.status, B.log,
                 np.int32(LOG_ROWS)) + state
-        kernel((self._coresident_blocks(kernel, G.num_arcs < 5 * max(n, 1)),), (rt.BLOCK,), args)
+        kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
         if int(B.status[0].get()):
             raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
         return Frontier.empty(n, cp)
@@ -364,48 +380,73 @@ class CudaBackend:
         n = G.num_vertices
         out = cp.empty(n, dtype=cp.float64) if out is None else out
         code, identity = codes[monoid]
-        # G lanes per row by the average degree (thread, virtual warp of 4 or 8, warp); rows of degree >= huge are
-        # cut into chunks that whole blocks reduce (kernels/pull.cuh), so a hub does not hold up the launch
-        average = G.num_arcs / max(n, 1)
-        group = 1 if average < 3 else 4 if average < 12 else 8 if average < 48 else 32
-        rows, first, last = self._reduce_chunks(G, direction, offsets)
-        listed = None
-        count = n
-        if vertices is not None:
+        plan = self._reduce_plan(G, direction, offsets)
+        rows, first, last = plan.rows, plan.first, plan.last
+        if vertices is None:  # every row: one launch per degree bin
+            bins = plan.bins
+        else:  # the frontier's rows, G lanes per row by the average degree; only the hub chunks of listed rows
             listed = cp.asarray(vertices.vertices(), dtype=cp.int32)
-            count = int(listed.size)
-            if rows.size:  # only the hub chunks of listed rows
+            average = G.num_arcs / max(n, 1)
+            bins = [(1 if average < 3 else 4 if average < 12 else 8 if average < 48 else 32, listed)] if listed.size else []
+            if rows.size:
                 member = cp.zeros(n, dtype=cp.bool_)
                 member[listed] = True
                 keep = member[rows]
                 rows, first, last = rows[keep], first[keep], last[keep]
-        if count == 0:
-            return out
-        rt.launch(module.get_function(f"reduce_g{group}"), count * group,
-                  (offsets, indices, weights, np.int32(G.weighted), np.int32(count),
-                   listed if listed is not None else np.uint64(0), np.int32(code), np.float64(identity),
-                   np.int64(REDUCE_HUGE), out) + state)
+        for group, listed in bins:
+            count = n if listed is None else int(listed.size)
+            rt.launch(module.get_function(f"reduce_g{group}"), count * group,
+                      (offsets, indices, weights, np.int32(G.weighted), np.int32(count),
+                       listed if listed is not None else np.uint64(0), np.int32(code), np.float64(identity),
+                       np.int64(REDUCE_HUGE), out) + state)
         if rows.size:
             rt.launch(module.get_function("reduce_chunks"), rows.size * rt.BLOCK,
                       (indices, weights, np.int32(G.weighted), rows, first, last, np.int32(rows.size), np.int32(code),
                        np.float64(identity), out) + state)
         return out
 
-    def _reduce_chunks(self, G: CudaGraph, direction: str, offsets: Any) -> tuple[Any, Any, Any]:
-        """(row, first edge, end edge) of every REDUCE_CHUNK-edge chunk of the rows of degree >= REDUCE_HUGE; cached."""
-        cached = G.reduce_chunks.get(direction)
-        if cached is None:
+    def _reduce_plan(self, G: CudaGraph, direction: str, offsets: Any) -> ReducePlan:
+        """The degree bins and hub chunks of neighbor_reduce over G's rows in one direction; cached on G."""
+        plan = G.reduce_plans.get(direction)
+        if plan is None:
             cp = self.xp
             degree = cp.diff(offsets)
-            rows = cp.flatnonzero(degree >= REDUCE_HUGE).astype(cp.int32)
-            pieces = (degree[rows] + REDUCE_CHUNK - 1) // REDUCE_CHUNK
-            chunk_rows = cp.repeat(rows, pieces)
+            bins, low = [], 0
+            for high, group in REDUCE_BINS:
+                rows = cp.flatnonzero((degree >= low) & (degree < high) if high else degree >= low).astype(cp.int32)
+                if rows.size:
+                    bins.append((group, None if rows.size == G.num_vertices else rows))
+                low = high
+            hubs = cp.flatnonzero(degree >= REDUCE_HUGE).astype(cp.int32)
+            pieces = (degree[hubs] + REDUCE_CHUNK - 1) // REDUCE_CHUNK
+            chunk_rows = cp.repeat(hubs, pieces)
             starts = cp.cumsum(pieces) - pieces  # first chunk index of each row
             within = cp.arange(chunk_rows.size) - cp.repeat(starts, pieces)
             first = offsets[chunk_rows] + within * REDUCE_CHUNK
             last = cp.minimum(first + REDUCE_CHUNK, offsets[chunk_rows + 1])
-            cached = G.reduce_chunks[direction] = (chunk_rows, first, last)
-        return cached
+            plan = G.reduce_plans[direction] = ReducePlan(bins, chunk_rows, first, last)
+        return plan
+
+    def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
+                      num_vertices: int | None = None) -> Any:
+        """functor(v) for every vertex of the frontier (every vertex when None), which may update v's state; its
+        float64 results combined by sum/min/max into a one-element device array (read it when needed)."""
+        cp = self.xp
+        codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
+        if monoid not in codes:
+            raise StrategyError(f"vertex_reduce monoid must be min, max or sum, got {monoid!r}")
+        code, identity = codes[monoid]
+        out = cp.full(1, identity, dtype=cp.float64)
+        if frontier is None:
+            count, vertices = int(num_vertices), np.uint64(0)
+        else:
+            vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)
+            count = int(vertices.size)
+        if count:
+            module = self._functor_module(functor, "vertex_reduce", state)
+            rt.launch(module.get_function("each_reduce"), count,
+                      (vertices, np.int32(count), np.int32(code), np.float64(identity), out) + state)
+        return out
 
     # --------------------------------------------------------------------------------------------------- programs
     def _program_module(self, program: Any) -> Any:
@@ -566,8 +607,7 @@ class CudaBackend:
                 B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.float64(delta),
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
                 self._lookup(s, strategy), s.params)
-        sparse = G.num_arcs < 5 * max(n, 1)  # SEP-Graph's delta: |E|/|V| < 5, a high-diameter graph
-        kernel((self._coresident_blocks(kernel, sparse),), (rt.BLOCK,), args)
+        kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
         status = B.status.get()
         if status[0]:
             raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")

@@ -38,6 +38,7 @@ SIGNATURES = {
     "vertex_predicate": "bool operator()(int v) const",
     "vertex": "void operator()(int v) const",
     "reduce": "double operator()(int v, int u, float w) const",
+    "vertex_reduce": "double operator()(int v) const",
 }
 
 _modules: dict[str, Any] = {}

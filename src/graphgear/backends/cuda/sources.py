@@ -86,7 +86,7 @@ INCLUDES = '#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\
 
 
 def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles: tuple = ()) -> str:
-    """The module of one functor in a role (advance, pull, vertex, vertex_predicate, reduce) for state arrays of the
+    """The module of one functor in a role (advance, pull, vertex, vertex_predicate, vertex_reduce, reduce) for state arrays of the
     given C++ types; `extra_roles` adds further structs on the same state (pull: the candidate predicate GGC)."""
     for f in (functor,) + tuple(other for _, (_, other) in extra_roles):
         if getattr(f, "cuda", None) is None:
@@ -108,6 +108,12 @@ def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles:
             "        const int v = vertices ? vertices[i] : i;\n"
             + ("        keep[i] = f(v) ? 1 : 0;\n" if role == "vertex_predicate" else "        f(v);\n")
             + "    }\n}\n"
+        )
+    elif role == "vertex_reduce":
+        src.append(
+            f'extern "C" __global__ void __launch_bounds__(256) each_reduce(const int* vertices, int count, int monoid, '
+            f"double identity, double* out{params}) {{\n    GGF f{{{setup_members}}};\n"
+            "    gg_vertex_reduce(vertices, count, f, monoid, identity, out);\n}\n"
         )
     elif role == "reduce":
         src.append(

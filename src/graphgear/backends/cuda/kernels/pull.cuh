@@ -76,10 +76,29 @@ __device__ __forceinline__ double gg_combine(int monoid, double a, double b) {
     return monoid == 2 ? a + b : monoid == 0 ? fmin(a, b) : fmax(a, b);
 }
 
+// Combine every thread's `acc` over the block, then into *out with one atomic (monoid 0 = min, 1 = max, 2 = sum):
+// a block's share of a hub's row (neighbor_reduce chunks) or of a vertex_reduce. Every thread of the block calls it.
+__device__ void gg_block_combine(int monoid, double acc, double* out) {
+    __shared__ double s_part[GG_BLOCK / GG_WARP];
+    #pragma unroll
+    for (int d = 16; d > 0; d >>= 1) acc = gg_combine(monoid, acc, __shfl_down_sync(GG_FULL_MASK, acc, d));
+    if (gg_lane() == 0) s_part[threadIdx.x / GG_WARP] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x / GG_WARP); ++w) acc = gg_combine(monoid, acc, s_part[w]);
+        if (monoid == 2) atomicAdd(out, acc);
+        else if (monoid == 0) gg_atomic_min(out, acc);
+        else gg_atomic_max(out, acc);
+    }
+    __syncthreads();  // s_part is reused by the caller's next call
+}
+
 // neighbor_reduce: out[v] = reduction over v's row of map(v, u, w) (monoid 0 = min, 1 = max, 2 = sum) for the n
-// rows 0..n-1, or for the n rows listed in `vertices` (data-driven), G lanes per row (a thread, a virtual warp of 4 or 8 lanes, or a warp: the host picks G from the average degree) with a shuffle
-// reduction inside the group. Rows of degree >= huge get the identity here: gg_neighbor_reduce_chunks finishes them
-// with whole blocks, several per row (one atomic per chunk), so a hub's row does not hold up the launch.
+// rows 0..n-1, or for the n rows listed in `vertices`, G lanes per row (a thread, a virtual warp of 4 or 8 lanes, or a
+// warp) with a shuffle reduction inside the group. The host bins the rows by degree (TWC's thread/warp/CTA bins for a
+// gather), one launch per bin with its G, so a warp's groups do about the same work. Rows of degree >= huge get the
+// identity here: gg_neighbor_reduce_chunks finishes them with whole blocks, several per row (one atomic per chunk),
+// so a hub's row does not hold up the launch.
 template <int G, class M>
 __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const float* weights, int weighted, int n,
                                    const int* vertices, M map, int monoid, double identity, i64 huge, double* out) {
@@ -93,6 +112,7 @@ __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const
         const i64 end = offsets[v + 1];
         double acc = identity;
         if (end - start < huge) {
+            #pragma unroll 4
             for (i64 k = start + lane_in_group; k < end; k += G)
                 acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
         }
@@ -102,28 +122,28 @@ __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const
     }
 }
 
-// The rows of degree >= huge, cut into chunks of edges [first[c], first[c + 1]) of row rows[c]: a block reduces each
+// The rows of degree >= huge, cut into chunks of edges [first[c], last[c]) of row rows[c]: a block reduces each
 // chunk and combines it into out[row] atomically.
 template <class M>
 __device__ void gg_neighbor_reduce_chunks(const int* indices, const float* weights, int weighted, const int* rows,
                                           const i64* first, const i64* last, int chunks, M map, int monoid,
                                           double identity, double* out) {
-    __shared__ double s_part[GG_BLOCK / GG_WARP];
     for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
         const int v = rows[c];
         double acc = identity;
+        #pragma unroll 4
         for (i64 k = first[c] + threadIdx.x; k < last[c]; k += blockDim.x)
             acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
-        #pragma unroll
-        for (int d = 16; d > 0; d >>= 1) acc = gg_combine(monoid, acc, __shfl_down_sync(GG_FULL_MASK, acc, d));
-        if (gg_lane() == 0) s_part[threadIdx.x / GG_WARP] = acc;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            for (int w = 1; w < (int)(blockDim.x / GG_WARP); ++w) acc = gg_combine(monoid, acc, s_part[w]);
-            if (monoid == 2) atomicAdd(out + v, acc);
-            else if (monoid == 0) gg_atomic_min(out + v, acc);
-            else gg_atomic_max(out + v, acc);
-        }
-        __syncthreads();
+        gg_block_combine(monoid, acc, out + v);
     }
+}
+
+// vertex_reduce (Ligra's vertexMap with a reduction): f(v) for every vertex (or the `count` listed), which may update
+// v's state, its results combined into out[0] (set to the identity beforehand): one atomic per block.
+template <class F>
+__device__ void gg_vertex_reduce(const int* vertices, int count, F f, int monoid, double identity, double* out) {
+    double acc = identity;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+        acc = gg_combine(monoid, acc, f(vertices ? vertices[i] : i));
+    gg_block_combine(monoid, acc, out);
 }
