@@ -115,6 +115,20 @@ def test_pagerank_personalization_and_dangling_weighted(method):
     same_pagerank(g, method, alpha=0.8, personalization=personalization, dangling=dangling)
 
 
+@pytest.mark.parametrize("layout", ["given", "degree"])
+@pytest.mark.parametrize("spec", ["kron:14", "rmat:10:4:w"])
+def test_pagerank_power_layouts(spec, layout):
+    """The power iteration on the given ids and on the degree-renumbered graph (ranks mapped back), with a
+    personalization and a dangling vector given by original id."""
+    g = gg.load(spec)
+    personalization = {v: 1.0 + (v % 3) for v in range(0, g.num_vertices, 5)}
+    dangling = {v: 1.0 for v in range(1, g.num_vertices, 7)}
+    cpu, gpu = same_pagerank(g, "power", layout=layout, alpha=0.8, personalization=personalization, dangling=dangling)
+    given = gg.pagerank(g, method="power", layout="given", backend="cpu", tol=1e-7 / g.num_vertices, max_iter=2000,
+                        alpha=0.8, personalization=personalization, dangling=dangling)
+    assert np.abs(gpu.ranks - given.ranks).sum() < 1e-6
+
+
 @pytest.mark.usefixtures("small_supplementary_threshold")
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + ASYNC_PUSH, ids=str)
 def test_pagerank_delta_push_strategies(strategy):

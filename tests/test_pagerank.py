@@ -116,11 +116,12 @@ def cases(draw):
 
 
 @settings(max_examples=110, **SETTINGS)
-@given(cases())
-def test_power_matches_networkx(case):
+@given(cases(), st.sampled_from(["given", "degree"]))
+def test_power_matches_networkx(case, layout):
+    """Both layouts: on the ids as given, and on the graph renumbered by degree with the ranks mapped back."""
     g, ref, alpha, personalization, nstart, dangling = case
     ours = pagerank(g, alpha=alpha, tol=1e-8, max_iter=5000, personalization=personalization, nstart=nstart,
-                    dangling=dangling, method="power", backend="cpu")
+                    dangling=dangling, method="power", backend="cpu", layout=layout)
     if g.num_vertices == 0:
         assert ours.ranks.shape == (0,)
         return
@@ -325,3 +326,14 @@ def test_max_iter_exceeded(method, unit):
     assert "N*tol" in str(info.value)
     with pytest.raises(nx.PowerIterationFailedConvergence):  # networkx agrees it does not converge
         nx.pagerank(g.to_networkx(), max_iter=3, tol=1e-12)
+
+
+def test_layout_is_checked_and_traced():
+    g = gg.load("kron:10")
+    with pytest.raises(GraphError, match="layout must be one of"):
+        pagerank(g, layout="sorted")
+    renumbered = pagerank(g, method="power", layout="degree", backend="cpu")
+    given_ids = pagerank(g, method="power", layout="given", backend="cpu")
+    assert np.abs(renumbered.ranks - given_ids.ranks).sum() <= 1e-12
+    assert "renumbered by degree" in renumbered.trace.rows[0].reason
+    assert "renumbered" not in given_ids.trace.rows[0].reason

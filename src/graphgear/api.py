@@ -52,13 +52,15 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
 
 def pagerank(graph: Any, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, personalization: Any = None, *,
              nstart: Any = None, dangling: Any = None, method: str = "auto", backend: Any = "auto",
-             strategy: Any = "auto") -> Any:
+             strategy: Any = "auto", layout: str = "auto") -> Any:
     """PageRank as networkx.pagerank defines it (alpha, max_iter, tol, personalization, dangling vertices):
-    ``.ranks`` sums to 1. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto"."""
+    ``.ranks`` sums to 1. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto";
+    ``layout`` "degree" runs the power iteration on the graph renumbered by degree, "given" on the ids as they are,
+    "auto" picks degree for large power-law graphs."""
     from .algorithms.pagerank import pagerank as run
 
     return run(_graph(graph), alpha=alpha, tol=tol, max_iter=max_iter, personalization=personalization, nstart=nstart,
-               dangling=dangling, method=method, backend=backend, strategy=strategy)
+               dangling=dangling, method=method, backend=backend, strategy=strategy, layout=layout)
 
 
 def connected_components(graph: Any, *, method: str = "auto", backend: Any = "auto", strategy: Any = "auto") -> Any:

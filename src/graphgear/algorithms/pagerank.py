@@ -31,6 +31,14 @@ delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: value
         last step, so at equal tol the answer is at least as accurate as networkx's. nstart warm-starts y. max_iter
         bounds the total rounds (GraphError past it); alpha must be < 1.
 auto    power, unless ``strategy`` fixes an execution path other than sync-pull-td: then delta (it runs on every path).
+
+Layout (the power iteration)
+----------------------------
+degree  the iteration runs on the graph renumbered by decreasing out-degree (MultiGraph's degree-group renumbering,
+        graph/layout.py; built once per Graph and cached): the contributions read most often share cache lines. The
+        ranks are mapped back to the original ids, so only the summation order differs.
+given   the vertex ids as they are.
+auto    degree on a power-law graph too large for the caches (graph.layout.skewed), given otherwise.
 """
 
 from __future__ import annotations
@@ -49,14 +57,17 @@ from ..engine.controller import FixedController, StaticController, as_pull, make
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace, TraceRow
 from ..errors import GraphError, StrategyError
+from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.graph import Graph
+from ..graph.layout import degree_renumbering, skewed
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
 METHODS = ("auto", "power", "delta")
+LAYOUTS = ("auto", "given", "degree")
 POWER_PATH = "sync-pull-td"
 SLACK = 0.5  # the delta run aims at SLACK * N * tol, so one solve usually suffices
 
@@ -70,6 +81,37 @@ def _pull_contribution(v, u, w, state):  # pragma: no cover - numba
 
 # reduce role, state (contrib,): float64[V] (u's rank per unit of out-weight; ones for the out-weight reduction)
 PULL_CONTRIBUTION = Functor("pagerank_pull", _pull_contribution, "return contrib[u] * (double)w;", state=("contrib",))
+
+
+@numba.njit(nogil=True)
+def _power_apply(v, state):  # pragma: no cover - numba
+    """The power iteration's update of v, fused after the gather: the new rank, v's contribution for the next
+    gather, and v's share of the L1 change (summed by vertex_reduce)."""
+    x, gathered, teleport, d, inv, contrib, params, mass = state
+    new = params[0] * gathered[v] + teleport[v]
+    new += (params[0] * mass[0]) * d[v]
+    change = abs(new - x[v])
+    x[v] = new
+    contrib[v] = new * inv[v]
+    return change
+
+
+# vertex_reduce role, state: x, gathered, teleport, d, inv, contrib, params = [alpha], mass = [dangling mass of x]
+POWER_APPLY = Functor(
+    "pagerank_power_apply", _power_apply,
+    "double next = params[0] * gathered[v] + teleport[v]; next += (params[0] * mass[0]) * d[v];"
+    " const double change = fabs(next - x[v]); x[v] = next; contrib[v] = next * inv[v]; return change;",
+    state=("x", "gathered", "teleport", "d", "inv", "contrib", "params", "mass"),
+)
+
+
+@numba.njit(nogil=True)
+def _rank_of(v, state):  # pragma: no cover - numba
+    return state[0][v]
+
+
+# vertex_reduce role, state (x,): summed over the dangling vertices, their rank mass
+RANK_OF = Functor("pagerank_rank_of", _rank_of, "return x[v];", state=("x",))
 
 
 @numba.njit(nogil=True)
@@ -114,7 +156,8 @@ PAGERANK_DELTA = VertexProgram(
 
 # what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)
-CUDA_FUNCTORS = [(PULL_CONTRIBUTION, "reduce", (np.float64,), ())]
+CUDA_FUNCTORS = [(PULL_CONTRIBUTION, "reduce", (np.float64,), ()),
+                 (POWER_APPLY, "vertex_reduce", (np.float64,) * 8, ()), (RANK_OF, "vertex_reduce", (np.float64,), ())]
 CUDA_PROGRAMS = [PAGERANK_DELTA]
 
 
@@ -213,10 +256,13 @@ def pagerank(
     method: str = "auto",
     backend: Any = "auto",
     strategy: Any = "auto",
+    layout: str = "auto",
 ) -> PageRankResult:
     """PageRank of every vertex (float64, sums to 1), as networkx.pagerank computes it; see the module notes."""
     start = time.perf_counter()
     alpha, tol, max_iter = _check_scalars(alpha, tol, max_iter, method)
+    if layout not in LAYOUTS:
+        raise GraphError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     be = get_backend(backend)
     n = graph.num_vertices
     if n == 0:
@@ -236,18 +282,25 @@ def pagerank(
     if power is None and alpha >= 1.0:
         raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
     xp = be.xp
+    renumbering = None
+    if power is not None and (layout == "degree" or (layout == "auto" and skewed(graph))):
+        renumbering = degree_renumbering(graph)
+        p, d, x0 = (None if a is None else renumbering.to_renumbered(a) for a in (p, d, x0))
+        power = (power[0], power[1], power[2] + "; vertices renumbered by degree (MultiGraph)")
     uniform = xp.full(n, 1.0 / n)
     p = uniform if p is None else be.asarray(p)
     d_is_p = d is None
     d = p if d is None else be.asarray(d)
     x0 = uniform if x0 is None else be.asarray(x0)
-    G = be.graph(graph)
+    G = be.graph(graph if renumbering is None else renumbering.graph)
     out_weight = _out_weight(be, G)
     inv = xp.where(out_weight > 0, 1.0 / xp.where(out_weight > 0, out_weight, 1.0), 0.0)
     is_dangling = out_weight == 0
     if power is not None:
         ranks, iterations, trace = _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x0, inv,
                                                     is_dangling)
+        if renumbering is not None:
+            ranks = renumbering.to_original(ranks)
     else:
         ranks, iterations, trace = _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
                                           is_dangling)
@@ -266,26 +319,28 @@ def _out_weight(be: Any, G: Any) -> Any:
 
 # ------------------------------------------------------------------------------------------------------ power
 def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling):
-    """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy."""
+    """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy: per iteration one gather
+    (neighbor_reduce of the contributions) and one fused update (vertex_reduce of POWER_APPLY: new ranks, next
+    contributions, L1 change), the dangling mass summed on the device; one host read (the change) per iteration."""
     xp = be.xp
     strategy, controller, why = power
     n = G.num_vertices
     trace = Trace(algorithm="pagerank-power", backend=be.name, controller=controller)
-    dangling_ids = xp.flatnonzero(is_dangling)
+    dangling = Frontier.from_vertices(xp.flatnonzero(is_dangling).astype(np.int32), n, dtype=np.int32)
+    x = xp.array(x, dtype=np.float64)  # updated in place
     teleport = (1.0 - alpha) * p
-    contrib = xp.empty(n, dtype=np.float64)
+    contrib = x * inv
     gathered = xp.empty(n, dtype=np.float64)
+    params = xp.asarray([alpha], dtype=np.float64)
+    no_mass = xp.zeros(1, dtype=np.float64)
     err = math.inf
     for iteration in range(max_iter):
         t0 = time.perf_counter()
-        xp.multiply(x, inv, out=contrib)
+        mass = be.vertex_reduce(dangling, RANK_OF, (x,)) if dangling.size else no_mass
         be.neighbor_reduce(G, PULL_CONTRIBUTION, (contrib,), "sum", "in", out=gathered)
-        new = alpha * gathered
-        new += teleport
-        if dangling_ids.size:  # the dangling mass stays on the device (a 0-d array): one host read per iteration
-            new += (alpha * x[dangling_ids].sum()) * d
-        err = float(xp.abs(new - x).sum())
-        x = new
+        change = be.vertex_reduce(None, POWER_APPLY, (x, gathered, teleport, d, inv, contrib, params, mass),
+                                  num_vertices=n)
+        err = float(change[0])
         trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=n, frontier_edges=G.num_arcs,
                   edges_processed=G.num_arcs, seconds=time.perf_counter() - t0, decision=POWER_PATH,
                   reason=f"{why}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")

@@ -71,6 +71,7 @@ class Graph:
         self._self_loops: int | None = None
         self._label_index: dict[Any, int] | None = None
         self.device_cache: dict[str, Any] = {}  # filled by backends: device copies of the arrays above
+        self.layouts: dict[str, Any] = {}  # filled by graph.layout: renumbered copies (degree renumbering)
 
     # ------------------------------------------------------------------------------------------------- constructors
     @classmethod
