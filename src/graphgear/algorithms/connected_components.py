@@ -202,10 +202,11 @@ def symmetrised(graph: Graph) -> Graph:
 
 
 def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[int, float]:
-    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices and its share."""
-    xp = be.xp
+    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices and its share. The
+    sampled roots come to the host in one small read and are counted there (a device sort of 1024 values costs more
+    than the read)."""
     picks = np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES)
-    roots, counts = xp.unique(comp[xp.asarray(picks)], return_counts=True)
+    roots, counts = np.unique(be.to_host(comp[be.asarray(picks)]), return_counts=True)
     best = int(counts.argmax())
     return int(roots[best]), float(counts[best]) / NUM_SAMPLES
 
@@ -245,14 +246,15 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
         trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges, edges_processed=edges,
                   seconds=seconds, decision=s.path, reason=why, phase=phase)
 
-    # sampling: link the r-th neighbour of every vertex, then compress
+    # sampling: link the r-th neighbour of every vertex, then compress. The trace's edge counts are device scalars
+    # read together after the last phase (one host read for the whole run besides the sampling's)
+    sampled = []
     for r in range(NEIGHBOR_ROUNDS):
         start = time.perf_counter()
         params[0] = r
         be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
         be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-        edges = int(xp.count_nonzero(G.out_degree > r))
-        row("sample", topology, n, edges, time.perf_counter() - start, f"{reason}; link neighbour {r} of every vertex")
+        sampled.append((time.perf_counter() - start, xp.count_nonzero(G.out_degree > r)))
 
     # the giant component, then the remaining edges of the vertices outside it
     start = time.perf_counter()
@@ -262,20 +264,26 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     degree = xp.maximum(G.out_degree - NEIGHBOR_ROUNDS, 0)
     if directed:
         degree += t_offsets[1:] - t_offsets[:-1]
-    remaining = int(xp.where(outside, degree, 0).sum())  # the arcs the final phase links (an upper bound)
+    remaining = xp.where(outside, degree, 0).sum()  # the arcs the final phase links (an upper bound)
     why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
     if base.drive == "data":
-        s = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
+        link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
         frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
         be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
-        row("link", s, frontier.size, remaining, time.perf_counter() - start, f"{reason}; {why} (filtered queue)")
+        linked, why = frontier.size, f"{why} (filtered queue)"
     else:
+        link, linked = topology, n
         be.for_each_vertex(None, LINK_REMAINING, state, num_vertices=n)
-        row("link", topology, n, remaining, time.perf_counter() - start, f"{reason}; {why}")
+    link_seconds = time.perf_counter() - start
 
     start = time.perf_counter()
     be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-    row("compress", topology, n, 0, time.perf_counter() - start, f"{reason}; point every vertex at its root")
+    compress_seconds = time.perf_counter() - start
+    counts = be.to_host(xp.stack([xp.asarray(e, dtype=np.int64) for _, e in sampled] + [remaining.astype(np.int64)]))
+    for r, (seconds, _) in enumerate(sampled):
+        row("sample", topology, n, int(counts[r]), seconds, f"{reason}; link neighbour {r} of every vertex")
+    row("link", link, linked, int(counts[-1]), link_seconds, f"{reason}; {why}")
+    row("compress", topology, n, 0, compress_seconds, f"{reason}; point every vertex at its root")
     return comp, trace
 
 
@@ -306,5 +314,5 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
         comp, trace = label_propagation(graph, backend=be, strategy=strategy)
     else:
         comp, trace = afforest(graph, backend=be, strategy=strategy)
-    labels = canonical_labels(comp)
+    labels = canonical_labels(comp, roots=True)  # both methods label each vertex with its component's smallest id
     return ComponentsResult(labels, trace=trace, graph=graph, seconds=trace.seconds)
