@@ -145,6 +145,7 @@ class CudaBackend:
         self._utility = rt.compile_module(sources.UTILITY_SOURCE, ())
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
+        self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
@@ -189,7 +190,16 @@ class CudaBackend:
 
     # --------------------------------------------------------------------------------------------------- modules
     def _functor_module(self, functor: Any, role: str, state: tuple, extra_roles: tuple = ()) -> Any:
-        return rt.compile_module(sources.functor_module(functor, role, rt.state_signature(state), extra_roles), ())
+        """The module of a functor in a role for the state's types, looked up by key: generating and hashing its
+        source on every operator call cost tens of microseconds of host time per launch."""
+        types = rt.state_signature(state)
+        key = (functor.name, functor.cuda, getattr(functor, "state", None), role, types,
+               tuple((struct, r, other.name, other.cuda) for struct, (r, other) in extra_roles))
+        module = self._modules.get(key)
+        if module is None:
+            module = self._modules[key] = rt.KernelTable(
+                rt.compile_module(sources.functor_module(functor, role, types, extra_roles), ()))
+        return module
 
     # --------------------------------------------------------------------------------------------------- advance
     def _advance_kernel(self, module: Any, strategy: Any) -> tuple[Any, str]:
@@ -294,8 +304,11 @@ class CudaBackend:
         n = G.num_vertices
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
         types = rt.state_signature(state)
-        kernel = rt.compile_module(sources.persistent_advance_module(functor, types, balancer), ()).get_function(
-            "advance_rounds")
+        key = (functor.name, functor.cuda, getattr(functor, "state", None), "advance_rounds", types, balancer)
+        if key not in self._modules:
+            self._modules[key] = rt.KernelTable(
+                rt.compile_module(sources.persistent_advance_module(functor, types, balancer), ()))
+        kernel = self._modules[key].get_function("advance_rounds")
         B = self._persistent_buffers(G)
         vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)
         qsize = int(vertices.size)
@@ -449,8 +462,17 @@ class CudaBackend:
         return out
 
     # --------------------------------------------------------------------------------------------------- programs
-    def _program_module(self, program: Any) -> Any:
-        return rt.compile_module(sources.program_module(program), ())
+    def _program_module(self, program: Any, balancer: str | None = None, pull_group: int = 0) -> Any:
+        """A vertex program's module: its rounds' kernels, or (balancer given) its persistent kernel; looked up by
+        the program's CUDA sources (generating and hashing the source per call cost host time per launch)."""
+        key = (program.name, program.compute.cuda, program.edge.cuda, program.settled.cuda, program.accumulate,
+               program.first_wins, program.skip_settled, balancer, pull_group)
+        module = self._modules.get(key)
+        if module is None:
+            source = (sources.program_module(program) if balancer is None
+                      else sources.persistent_module(program, balancer, pull_group))
+            module = self._modules[key] = rt.KernelTable(rt.compile_module(source, ()))
+        return module
 
     def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any) -> CudaProgramState:
         cp = self.xp
@@ -556,7 +578,7 @@ class CudaBackend:
         high-diameter traversal runs thousands of rounds over small frontiers, where the barrier (one arrival per
         block) costs more than the threads earn: one block per SM there."""
         cp = self.xp
-        sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
+        sms = rt.multiprocessors()
         per_sm = 2
         try:
             per_sm = max(per_sm, int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, rt.BLOCK, 0)))
@@ -584,8 +606,7 @@ class CudaBackend:
         n = G.num_vertices
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
         pull_group = self.persistent_pull_group or (strategy.group_size if strategy.balance == "vertex_group" else 1)
-        module = rt.compile_module(sources.persistent_module(s.program, balancer, pull_group), ())
-        kernel = module.get_function("persistent")
+        kernel = self._program_module(s.program, balancer, pull_group).get_function("persistent")
         B = self._persistent_buffers(G)
         vertices = cp.asarray(worklist.vertices(), dtype=cp.int32)
         qsize = int(vertices.size)

@@ -96,6 +96,20 @@ def compile_module(source: str, names: tuple[str, ...]) -> Any:
     return module
 
 
+class KernelTable:
+    """A compiled module whose kernels are looked up once (CuPy's get_function asks the driver on every call)."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self._functions: dict[str, Any] = {}
+
+    def get_function(self, name: str) -> Any:
+        function = self._functions.get(name)
+        if function is None:
+            function = self._functions[name] = self.module.get_function(name)
+        return function
+
+
 def launch(kernel: Any, work: int, args: tuple, block: int = BLOCK, max_blocks: int | None = None) -> None:
     """Launch with enough blocks for `work` threads, capped at a few waves (grid-stride loops cover the rest)."""
     blocks = max(1, (int(work) + block - 1) // block)
@@ -110,10 +124,19 @@ def device_blocks_cap() -> int:
     """Blocks of a full launch: 8 blocks of 256 threads per multiprocessor (2048 resident threads each)."""
     global _blocks_cap
     if _blocks_cap is None:
-        cp = cupy()
-        sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-        _blocks_cap = int(sms) * 8
+        _blocks_cap = multiprocessors() * 8
     return _blocks_cap
+
+
+_multiprocessors: int | None = None
+
+
+def multiprocessors() -> int:
+    """The device's multiprocessor count, asked once (CuPy's Device().attributes queries every attribute)."""
+    global _multiprocessors
+    if _multiprocessors is None:
+        _multiprocessors = int(cupy().cuda.Device().attributes["MultiProcessorCount"])
+    return _multiprocessors
 
 
 def resident_threads() -> int:
