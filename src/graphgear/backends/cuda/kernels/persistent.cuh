@@ -7,7 +7,7 @@
 // Round r (worklist Q of qsize vertices):
 //   A  compute() on Q; the vertices that send go to the sender queue S (warp-aggregated appends) and their out-degrees
 //      are summed (outDegree(A)); the claim bits of Q's entries are cleared for this round's output. A sender of
-//      degree >= huge goes to the supplementary queue H instead, which the whole grid expands one vertex at a time
+//      degree >= huge goes to the supplementary queue H instead, which teams of blocks expand, several rows at once (gg_grid_gather)
 //      (grid gathering: block gathering one level up; Busato & Bombieri's supplementary queue).
 //   -- grid barrier; every thread reads |S| and outDegree(S) and takes the same push/pull decision
 //   B  push: S's out-edges through the chosen advance load balancer, exact duplicate removal by claim bits -> Q'
@@ -179,6 +179,29 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
     ++changes;
     threshold = t;
     return true;
+}
+
+// Grid gathering of the huge senders H: the grid splits into teams of gridDim / |H| blocks (at least one), each team
+// expands one huge row at a time with all its threads, and the teams work on different rows at once. (Walking the
+// rows one after another with the whole grid left most threads idle and paid a row's latency |H| times.)
+template <class F>
+__device__ void gg_grid_gather(const i64* offsets, const int* indices, const float* weights, int weighted,
+                               const int* H, u32 nh, F f, GGOut out) {
+    if (nh == 0) return;
+    const int per_team = gridDim.x > nh ? (int)(gridDim.x / nh) : 1;
+    const int teams = gridDim.x / per_team;
+    const int team = blockIdx.x / per_team;
+    if (team >= teams) return;  // the blocks left over when |H| does not divide the grid
+    const int team_threads = per_team * blockDim.x;
+    const int rank = (blockIdx.x % per_team) * blockDim.x + threadIdx.x;
+    for (u32 h = team; h < nh; h += teams) {
+        const int u = H[h];
+        const i64 end = offsets[u + 1];
+        for (i64 k = offsets[u] + rank; k < end; k += team_threads) {
+            const int v = indices[k];
+            gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+        }
+    }
 }
 
 // The device rules: mode 0 push only, 1 pull only, 2 SEP-Graph Algorithm 2 (alpha, beta, E' = gamma |E|).
@@ -409,14 +432,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             if (policy == GG_DIR_PUSH) {
                 GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
                 GGOut out{Qn, out_count, st.claim_bits, nullptr, 1};
-                for (u32 h = 0; h < nh; ++h) {  // grid gathering: every thread of the grid on one huge row
-                    const int u = H[h];
-                    const i64 end = offsets[u + 1];
-                    for (i64 k = offsets[u] + blockIdx.x * blockDim.x + threadIdx.x; k < end; k += stride) {
-                        const int v = indices[k];
-                        gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
-                    }
-                }
+                gg_grid_gather(offsets, indices, weights, weighted, H, nh, f, out);
                 Expand::run(offsets, indices, weights, weighted, S, (int)ns_small, f, out, supports, GGKeep{});
             } else {
                 gg_set_bits(S, ns_small, st.active_bits);
