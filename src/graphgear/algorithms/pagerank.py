@@ -304,8 +304,8 @@ def pagerank(
     else:
         ranks, iterations, trace = _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
                                           is_dangling)
-    return PageRankResult(be.to_host(ranks), iterations=iterations, trace=trace, graph=graph,
-                          seconds=time.perf_counter() - start)
+    # a GPU run's ranks stay on the device until read (the result copies them on first access)
+    return PageRankResult(ranks, iterations=iterations, trace=trace, graph=graph, seconds=time.perf_counter() - start)
 
 
 def _out_weight(be: Any, G: Any) -> Any:

@@ -14,7 +14,7 @@ back with `to_original` (values per vertex) so users never see the internal ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numba
@@ -36,23 +36,26 @@ class DegreeRenumbering:
     order: np.ndarray  # int64[V]: new id -> original id
     rank: np.ndarray  # int64[V]: original id -> new id
     graph: Any  # the renumbered Graph
+    device: dict = field(default_factory=dict, repr=False, compare=False)  # CuPy copies of order and rank
 
     def to_renumbered(self, values: Any) -> Any:
         """A per-vertex array in original ids, rearranged to the renumbered ids (NumPy or CuPy)."""
-        return values[_index_like(values, self.order)]
+        return values[self._index("order", values)]
 
     def to_original(self, values: Any) -> Any:
         """A per-vertex array in renumbered ids, rearranged back to the original ids (NumPy or CuPy)."""
-        return values[_index_like(values, self.rank)]
+        return values[self._index("rank", values)]
 
+    def _index(self, name: str, values: Any) -> Any:
+        """order or rank where it can index `values`: as it is for NumPy, its cached device copy for CuPy."""
+        index = getattr(self, name)
+        if isinstance(values, np.ndarray):
+            return index
+        if name not in self.device:
+            import cupy as cp
 
-def _index_like(values: Any, index: np.ndarray) -> Any:
-    """`index` where it can index `values`: as it is for a NumPy array, copied to the device for a CuPy one."""
-    if isinstance(values, np.ndarray):
-        return index
-    import cupy as cp
-
-    return cp.asarray(index)
+            self.device[name] = cp.asarray(index)
+        return self.device[name]
 
 
 def skewed(graph: Graph) -> bool:
