@@ -109,11 +109,24 @@ class Strategy:
         return parse_strategy(text)
 
     def with_(self, **changes: Any) -> Strategy:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again). Strategies are immutable, so equal requests share one
+        result: controllers ask for the same few strategies every round, and building one costs microseconds."""
+        key = (self, tuple(sorted(changes.items())))
+        try:
+            cached = _WITH_CACHE.get(key)
+        except TypeError:  # an unhashable value (a set of supports): built every time
+            key, cached = None, None
+        if cached is not None:
+            return cached
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
             raise StrategyError(f"unknown Strategy field(s) {', '.join(sorted(unknown))}; fields: {', '.join(_names())}")
-        return replace(self, **changes)
+        result = replace(self, **changes)
+        if key is not None:
+            if len(_WITH_CACHE) >= _WITH_CACHE_SIZE:
+                _WITH_CACHE.clear()
+            _WITH_CACHE[key] = result
+        return result
 
     @property
     def path(self) -> str:
@@ -142,6 +155,8 @@ class Strategy:
 
 
 _DEFAULT = Strategy()
+_WITH_CACHE: dict[tuple, Strategy] = {}  # with_ results by (strategy, changes)
+_WITH_CACHE_SIZE = 4096
 
 
 def _names() -> list[str]:
