@@ -408,4 +408,5 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
         if endpoints:
             bc[s] += reached - 1
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
-    return BetweennessResult(be.to_host(bc), trace=trace, graph=graph, seconds=trace.seconds)
+    # a GPU run's centrality stays on the device until read (the result copies it on first access)
+    return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)

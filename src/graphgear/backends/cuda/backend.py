@@ -395,17 +395,18 @@ class CudaBackend:
         code, identity = codes[monoid]
         plan = self._reduce_plan(G, direction, offsets)
         rows, first, last = plan.rows, plan.first, plan.last
+        member = np.uint64(0)  # null: every hub chunk runs
         if vertices is None:  # every row: one launch per degree bin
             bins = plan.bins
         else:  # the frontier's rows, G lanes per row by the average degree; only the hub chunks of listed rows
             listed = cp.asarray(vertices.vertices(), dtype=cp.int32)
+            if listed.size == 0:
+                return out
             average = G.num_arcs / max(n, 1)
-            bins = [(1 if average < 3 else 4 if average < 12 else 8 if average < 48 else 32, listed)] if listed.size else []
-            if rows.size:
-                member = cp.zeros(n, dtype=cp.bool_)
-                member[listed] = True
-                keep = member[rows]
-                rows, first, last = rows[keep], first[keep], last[keep]
+            bins = [(1 if average < 3 else 4 if average < 12 else 8 if average < 48 else 32, listed)]
+            if rows.size:  # the chunk kernel skips the chunks of rows outside the frontier (no host compaction)
+                member = cp.zeros(n, dtype=cp.uint8)
+                member[listed] = 1
         for group, listed in bins:
             count = n if listed is None else int(listed.size)
             rt.launch(module.get_function(f"reduce_g{group}"), count * group,
@@ -414,8 +415,8 @@ class CudaBackend:
                        np.int64(REDUCE_HUGE), out) + state)
         if rows.size:
             rt.launch(module.get_function("reduce_chunks"), rows.size * rt.BLOCK,
-                      (indices, weights, np.int32(G.weighted), rows, first, last, np.int32(rows.size), np.int32(code),
-                       np.float64(identity), out) + state)
+                      (indices, weights, np.int32(G.weighted), rows, first, last, np.int32(rows.size), member,
+                       np.int32(code), np.float64(identity), out) + state)
         return out
 
     def _reduce_plan(self, G: CudaGraph, direction: str, offsets: Any) -> ReducePlan:

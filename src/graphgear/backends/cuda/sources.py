@@ -125,9 +125,10 @@ def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles:
                 f"    gg_neighbor_reduce<{g}>(offsets, indices, weights, weighted, n, vertices, f, monoid, identity, huge, out);\n}}\n"
                 for g in REDUCE_GROUPS)
             + f'extern "C" __global__ void __launch_bounds__(256) reduce_chunks(const int* indices, const float* weights, '
-            f"int weighted, const int* rows, const i64* first, const i64* last, int chunks, int monoid, double identity, "
-            f"double* out{params}) {{\n    GGF f{{{setup_members}}};\n"
-            "    gg_neighbor_reduce_chunks(indices, weights, weighted, rows, first, last, chunks, f, monoid, identity, out);\n}\n"
+            f"int weighted, const int* rows, const i64* first, const i64* last, int chunks, const unsigned char* member, "
+            f"int monoid, double identity, double* out{params}) {{\n    GGF f{{{setup_members}}};\n"
+            "    gg_neighbor_reduce_chunks(indices, weights, weighted, rows, first, last, chunks, member, f, monoid, identity,"
+            " out);\n}\n"
         )
     else:
         raise StrategyError(f"unknown functor role {role!r}")

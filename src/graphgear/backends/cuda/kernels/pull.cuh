@@ -123,13 +123,15 @@ __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const
 }
 
 // The rows of degree >= huge, cut into chunks of edges [first[c], last[c]) of row rows[c]: a block reduces each
-// chunk and combines it into out[row] atomically.
+// chunk and combines it into out[row] atomically. With a `member` map (a data-driven reduce), only the chunks of
+// member rows run: the others are skipped whole by their block, so the host need not compact the chunk list.
 template <class M>
 __device__ void gg_neighbor_reduce_chunks(const int* indices, const float* weights, int weighted, const int* rows,
-                                          const i64* first, const i64* last, int chunks, M map, int monoid,
-                                          double identity, double* out) {
+                                          const i64* first, const i64* last, int chunks, const unsigned char* member,
+                                          M map, int monoid, double identity, double* out) {
     for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
         const int v = rows[c];
+        if (member && !member[v]) continue;  // the same v for the whole block: a uniform branch
         double acc = identity;
         #pragma unroll 4
         for (i64 k = first[c] + threadIdx.x; k < last[c]; k += blockDim.x)
