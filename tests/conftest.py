@@ -89,6 +89,18 @@ def real_graph(name: str) -> Path:
     return path
 
 
+@pytest.fixture
+def supplementary_hubs():
+    """Small graphs: let the CUDA backend's supplementary queues take vertices of degree > 64 (the default threshold
+    is half the GPU's resident threads, which no test graph reaches)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    be.supplementary_threshold = 64
+    yield
+    be.supplementary_threshold = None
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Every test writes binary caches to its own temporary folder, never to ~/.cache."""

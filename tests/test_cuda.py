@@ -48,16 +48,10 @@ def same_bfs(g, source, strategy):
 
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + PULL_STRATEGIES, ids=str)
 @pytest.mark.parametrize("spec", GRAPHS)
+@pytest.mark.usefixtures("supplementary_hubs")
 def test_bfs_every_strategy(spec, strategy):
-    from graphgear.backends import get_backend
-
     g = gg.load(spec)
-    be = get_backend("cuda")
-    be.supplementary_threshold = 64  # small graphs: let supplementary queues take the hubs
-    try:
-        same_bfs(g, int(np.argmax(g.out_degree())), strategy)
-    finally:
-        be.supplementary_threshold = None
+    same_bfs(g, int(np.argmax(g.out_degree())), strategy)
 
 
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
@@ -93,6 +87,46 @@ def test_generic_advance_levels(strategy):
         depth += 1
     ref = gg.bfs(g, s, backend="cpu").distances
     np.testing.assert_array_equal(cp.asnumpy(level), ref)
+
+
+GRID_GATHERING = [Strategy(balance="twc")] + [
+    Strategy(balance=b, group_size=g, supports=frozenset({"warp_gather", "block_gather"}))
+    for b, g in (("vertex_group", 1), ("vertex_group", 4), ("vertex_group", 16), ("vertex_group", 32), ("warp_scan", 32))
+]
+
+
+@pytest.fixture
+def low_grid_gather_degree():
+    """Small graphs: let teams of blocks expand every pushed vertex of degree >= 32 (the default is 4096)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    be.grid_gather_degree = 32
+    yield be
+    be.grid_gather_degree = 4096
+
+
+@pytest.mark.parametrize("strategy", GRID_GATHERING + [s.with_(sync="async") for s in GRID_GATHERING[:2]], ids=str)
+@pytest.mark.parametrize("spec", ["kron:12", "rmat:11:8"])
+def test_grid_gathering_of_hubs(spec, strategy, low_grid_gather_degree):
+    """A sync push with block gathering leaves the frontier's hubs to a second launch (teams of blocks), the async one
+    to the persistent kernel's hub queue: BFS and BC (whose path counts add once per parent) equal the CPU's."""
+    import cupy as cp
+
+    be = low_grid_gather_degree
+    g = gg.load(spec)
+    s = int(np.argmax(g.out_degree()))
+    same_bfs(g, s, strategy)
+    cpu = gg.betweenness_centrality(g, sources=[s], backend="cpu", strategy=strategy)
+    gpu = gg.betweenness_centrality(g, sources=[s], backend="cuda", strategy=strategy)
+    np.testing.assert_allclose(gpu.centrality, cpu.centrality, rtol=1e-9, atol=1e-9)
+    if strategy.sync == "sync":  # the hub queue took the source (a hub) in the first push
+        level = cp.full(g.num_vertices, -1, dtype=cp.int32)
+        level[s] = 0
+        frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
+        reached = be.advance(be.graph(g), frontier, VISIT, strategy, (level, cp.zeros(1, dtype=cp.int32)))
+        assert int(be._counter.hubs.get()[0]) == 1
+        assert reached.size == np.setdiff1d(g.indices[g.offsets[s]:g.offsets[s + 1]], [s]).size
 
 
 @pytest.mark.parametrize("strategy", [Strategy(), Strategy(direction="pull", frontier="bitmap"),
@@ -159,7 +193,8 @@ def test_filter_for_each_and_neighbor_reduce(monoid):
 @pytest.mark.parametrize("monoid", ["sum", "min", "max"])
 @pytest.mark.parametrize("spec", ["kron:16:w", "grid:30:40:0.9:w", "er:2000:100:w", "rmat:12:2:w"])
 def test_neighbor_reduce_every_group_and_hub_chunks(spec, monoid):
-    """Every lanes-per-row choice (by average degree) and the block chunks of rows of degree >= 4096 (kron:16 hubs)."""
+    """Every degree bin (4, 8 or 32 lanes per row), the frontier form (lanes by average degree) and the block chunks
+    of rows of degree >= 1024 (kron:16 hubs), with and without a frontier."""
     import cupy as cp
 
     from graphgear.backends import get_backend
@@ -180,8 +215,10 @@ def test_neighbor_reduce_every_group_and_hub_chunks(spec, monoid):
                                   vertices=Frontier.from_vertices(cp.asarray(listed), g.num_vertices, dtype=cp.int32))
         np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=1e-11)
         assert (ref == -7.0).sum() >= g.num_vertices // 2
-    if spec.startswith("kron"):
-        assert int(g.out_degree().max()) >= 4096  # the chunked path ran
+    if spec.startswith("kron"):  # the chunked path ran, and the unlisted hubs' chunks were skipped
+        from graphgear.backends.cuda.backend import REDUCE_HUGE
+
+        assert int((g.out_degree() >= REDUCE_HUGE).sum()) >= 2
 
 
 @numba.njit

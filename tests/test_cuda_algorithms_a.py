@@ -71,17 +71,6 @@ def cases(strategies: list, graphs: list) -> list:
     return [pytest.param(graphs[i % len(graphs)], s, id=f"{graphs[i % len(graphs)]}-{s}") for i, s in enumerate(strategies)]
 
 
-@pytest.fixture
-def supplementary_hubs():
-    """Small graphs: let supplementary queues take vertices of degree > 64 (the default is half the GPU's threads)."""
-    from graphgear.backends import get_backend
-
-    be = get_backend("cuda")
-    be.supplementary_threshold = 64
-    yield
-    be.supplementary_threshold = None
-
-
 # ------------------------------------------------------------------------------------------------------ graphs
 @cache
 def load(spec: str) -> gg.Graph:

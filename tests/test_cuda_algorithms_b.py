@@ -44,17 +44,6 @@ ASYNC_PUSH = [
 ]
 
 
-@pytest.fixture
-def small_supplementary_threshold():
-    """Small graphs: let supplementary queues take the hubs (as tests/test_cuda.py does)."""
-    from graphgear.backends import get_backend
-
-    be = get_backend("cuda")
-    be.supplementary_threshold = 64
-    yield
-    be.supplementary_threshold = None
-
-
 def load(spec: str) -> gg.Graph:
     if spec.startswith("oriented:"):
         return oriented(spec.split(":", 1)[1])
@@ -129,7 +118,7 @@ def test_pagerank_power_layouts(spec, layout):
     assert np.abs(gpu.ranks - given.ranks).sum() < 1e-6
 
 
-@pytest.mark.usefixtures("small_supplementary_threshold")
+@pytest.mark.usefixtures("supplementary_hubs")
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + ASYNC_PUSH, ids=str)
 def test_pagerank_delta_push_strategies(strategy):
     _, gpu = same_pagerank(gg.load("kron:12"), "delta", strategy)
@@ -174,7 +163,7 @@ def test_bc_sampled_real_graphs(name):
     same_bc(gg.load(real_graph(name)), k=4, seed=1)
 
 
-@pytest.mark.usefixtures("small_supplementary_threshold")
+@pytest.mark.usefixtures("supplementary_hubs")
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + PULL_STRATEGIES, ids=str)
 def test_bc_every_strategy(strategy):
     """Exact BC on a small directed graph: every forward level on the given path; after an async forward phase the GPU
@@ -230,7 +219,7 @@ def test_scc_real_directed_graphs_coloring(name):
         same_scc(g)
 
 
-@pytest.mark.usefixtures("small_supplementary_threshold")
+@pytest.mark.usefixtures("supplementary_hubs")
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + PULL_STRATEGIES, ids=str)
 def test_scc_every_strategy(strategy):
     g = oriented("grid:30:40:0.9")  # dozens of SCCs of several vertices: several coloring rounds

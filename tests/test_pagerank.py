@@ -337,3 +337,27 @@ def test_layout_is_checked_and_traced():
     assert np.abs(renumbered.ranks - given_ids.ranks).sum() <= 1e-12
     assert "renumbered by degree" in renumbered.trace.rows[0].reason
     assert "renumbered" not in given_ids.trace.rows[0].reason
+
+
+def test_auto_layout_falls_back_when_the_device_is_full(monkeypatch):
+    """layout="auto" runs on the given ids when the backend cannot hold the renumbered copy; "degree" reports it."""
+    from graphgear.backends import get_backend
+    from graphgear.errors import DeviceMemoryError
+    from graphgear.graph import layout
+
+    g = gg.load("kron:10")
+    be = get_backend("cpu")
+    original = be.graph
+
+    def full(graph):
+        if graph is layout.degree_renumbering(g).graph:
+            raise DeviceMemoryError("the renumbered graph needs 1.00 GiB of device memory; 0.10 GiB is free")
+        return original(graph)
+
+    monkeypatch.setattr(be, "graph", full)
+    monkeypatch.setattr("graphgear.algorithms.pagerank.skewed", lambda graph: True)
+    auto = pagerank(g, method="power", backend=be)
+    assert "ids as given (no device memory" in auto.trace.rows[0].reason
+    assert np.abs(auto.ranks - pagerank(g, method="power", layout="given", backend="cpu").ranks).sum() == 0
+    with pytest.raises(DeviceMemoryError, match="needs 1.00 GiB"):
+        pagerank(g, method="power", layout="degree", backend=be)

@@ -38,7 +38,8 @@ degree  the iteration runs on the graph renumbered by decreasing out-degree (Mul
         graph/layout.py; built once per Graph and cached): the contributions read most often share cache lines. The
         ranks are mapped back to the original ids, so only the summation order differs.
 given   the vertex ids as they are.
-auto    degree on a power-law graph too large for the caches (graph.layout.skewed), given otherwise.
+auto    degree on a power-law graph too large for the caches (graph.layout.skewed), given otherwise, and given where the
+        device has no room for the renumbered copy (DeviceMemoryError; layout="degree" raises it).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from ..backends import get_backend
 from ..engine.controller import FixedController, StaticController, as_pull, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace, TraceRow
-from ..errors import GraphError, StrategyError
+from ..errors import DeviceMemoryError, GraphError, StrategyError
 from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.graph import Graph
@@ -282,9 +283,17 @@ def pagerank(
     if power is None and alpha >= 1.0:
         raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
     xp = be.xp
-    renumbering = None
+    G, renumbering = None, None
     if power is not None and (layout == "degree" or (layout == "auto" and skewed(graph))):
         renumbering = degree_renumbering(graph)
+        try:
+            G = be.graph(renumbering.graph)
+        except DeviceMemoryError:
+            if layout == "degree":
+                raise
+            renumbering = None  # auto: no room on the device for the renumbered copy, so run on the ids as given
+            power = (power[0], power[1], power[2] + "; ids as given (no device memory for the degree renumbering)")
+    if renumbering is not None:
         p, d, x0 = (None if a is None else renumbering.to_renumbered(a) for a in (p, d, x0))
         power = (power[0], power[1], power[2] + "; vertices renumbered by degree (MultiGraph)")
     uniform = xp.full(n, 1.0 / n)
@@ -292,7 +301,7 @@ def pagerank(
     d_is_p = d is None
     d = p if d is None else be.asarray(d)
     x0 = uniform if x0 is None else be.asarray(x0)
-    G = be.graph(graph if renumbering is None else renumbering.graph)
+    G = G if G is not None else be.graph(graph)
     out_weight = _out_weight(be, G)
     inv = xp.where(out_weight > 0, 1.0 / xp.where(out_weight > 0, out_weight, 1.0), 0.0)
     is_dangling = out_weight == 0

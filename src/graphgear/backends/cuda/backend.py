@@ -30,9 +30,19 @@ REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree
 # neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
 # gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
 REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
-GRID_GATHER_DEGREE = 4096  # persistent push: the whole grid expands a sender of at least this degree
+GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
+HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_warp_scan")  # the block-gathering ones
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
+# neighbor_reduce and vertex_reduce combine float64 results by one of these: name -> (monoid code, identity)
+REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
+
+
+def _reduce_monoid(operator: str, monoid: str) -> tuple[int, float]:
+    """(code, identity) of a reduction's monoid; a clear error for any other name."""
+    if monoid not in REDUCE_MONOIDS:
+        raise StrategyError(f"{operator} monoid must be min, max or sum, got {monoid!r}")
+    return REDUCE_MONOIDS[monoid]
 
 
 
@@ -147,6 +157,7 @@ class CudaBackend:
         self._scratch: dict[tuple[str, int], Any] = {}
         self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
+        self.grid_gather_degree = GRID_GATHER_DEGREE  # degree from which teams of blocks expand a pushed vertex
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
         self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
@@ -245,7 +256,7 @@ class CudaBackend:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
             args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets, np.int64(0),
-                    active, np.int32(n)) + tail
+                    active, np.int32(n), np.uint64(0), self._counter.hubs, np.int64(0)) + tail
             rt.launch(module.get_function("adv_mask"), n, args)
         else:
             queue = cp.asarray(frontier.queue, dtype=cp.int32)
@@ -279,7 +290,8 @@ class CudaBackend:
                     total = int(hscan[-1])
                     args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), members, np.int32(members.size),
                             out_queue, self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(0), hscan,
-                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0)) + tail
+                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0), np.uint64(0), self._counter.hubs,
+                            np.int64(0)) + tail
                     rt.launch(merge, (total + MERGE_PATH_CHUNK - 1) // MERGE_PATH_CHUNK * rt.BLOCK, args)
             if qsize == 0:
                 return
@@ -291,10 +303,18 @@ class CudaBackend:
             work = (total + chunk - 1) // chunk * rt.BLOCK
         elif name == "adv_three_stage":
             work = (qsize + 63) // 64 * rt.BLOCK
+        # grid gathering (block gathering one level up, as in the persistent kernel): with block gathering, a vertex
+        # of degree >= GRID_GATHER_DEGREE goes to a hub queue, which a second launch expands with teams of blocks.
+        # Otherwise a frontier of a few hundred hubs (BC's second level on kron) sits in one block, which walks
+        # every hub's row alone. The second launch reads the hub count on the device: no host sync.
+        grid_gather = name == "adv_twc" or (name in HUB_BALANCERS and supports & SUPPORT_BITS["block_gather"])
+        hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather else np.uint64(0)
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
                 self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
-                mask, np.int32(0)) + tail
+                mask, np.int32(0), hubs, self._counter.hubs, np.int64(self.grid_gather_degree)) + tail
         rt.launch(kernel, work, args)
+        if grid_gather:
+            rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), args)
 
     def _advance_persistent(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any,
                             state: tuple) -> Frontier:
@@ -385,14 +405,11 @@ class CudaBackend:
         """out[v] = sum/min/max of map_fn(v, u, w) over v's in- (or out-) neighbours, for every v or for the
         `vertices` frontier only (other entries of `out` left as they were)."""
         cp = self.xp
-        codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
-        if monoid not in codes:
-            raise StrategyError(f"neighbor_reduce monoid must be min, max or sum, got {monoid!r}")
+        code, identity = _reduce_monoid("neighbor_reduce", monoid)
         module = self._functor_module(map_fn, "reduce", state)
         offsets, indices, weights = G.csc() if direction == "in" else (G.offsets, G.indices, G.weights)
         n = G.num_vertices
         out = cp.empty(n, dtype=cp.float64) if out is None else out
-        code, identity = codes[monoid]
         plan = self._reduce_plan(G, direction, offsets)
         rows, first, last = plan.rows, plan.first, plan.last
         member = np.uint64(0)  # null: every hub chunk runs
@@ -446,10 +463,7 @@ class CudaBackend:
         """functor(v) for every vertex of the frontier (every vertex when None), which may update v's state; its
         float64 results combined by sum/min/max into a one-element device array (read it when needed)."""
         cp = self.xp
-        codes = {"min": (0, np.inf), "max": (1, -np.inf), "sum": (2, 0.0)}
-        if monoid not in codes:
-            raise StrategyError(f"vertex_reduce monoid must be min, max or sum, got {monoid!r}")
-        code, identity = codes[monoid]
+        code, identity = _reduce_monoid("vertex_reduce", monoid)
         out = cp.full(1, identity, dtype=cp.float64)
         if frontier is None:
             count, vertices = int(num_vertices), np.uint64(0)
@@ -616,7 +630,7 @@ class CudaBackend:
         t_offsets, t_indices, t_weights = G.csc() if mode != "push" else (G.offsets, G.indices, G.weights)
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
         gather = strategy.supports & {"block_gather", "supplementary_queues"}
-        huge = GRID_GATHER_DEGREE if gather and strategy.direction == "push" else 1 << 62
+        huge = self.grid_gather_degree if gather and strategy.direction == "push" else 1 << 62
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
         # without hubs to gather grid-wide
         fused = mode == "push" and s.monoid != MONOIDS["sum"] and not gather

@@ -158,12 +158,14 @@ class PinnedCounter:
 
     def __init__(self) -> None:
         cp = cupy()
-        self.device = cp.zeros(1, dtype=cp.uint32)
+        words = cp.zeros(2, dtype=cp.uint32)  # the counter, and the advance's hub-queue count (reset together)
+        self.device, self.hubs = words[:1], words[1:]
+        self._words = words
         self.host = cp.cuda.alloc_pinned_memory(4)
         self.view = np.frombuffer(self.host, dtype=np.uint32, count=1)
 
     def reset(self) -> None:
-        self.device.fill(0)
+        self._words.fill(0)
 
     def read(self) -> int:
         cp = cupy()

@@ -28,7 +28,7 @@ ADVANCE_KERNELS = {
 ADVANCE_ARGS = (
     "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
     "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
-    "const unsigned char* active, int n"
+    "const unsigned char* active, int n, int* hubs, u32* hub_count, i64 huge"
 )
 ADVANCE_BODIES = {
     "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
@@ -50,12 +50,20 @@ REDUCE_GROUPS = (1, 4, 8, 32)
 
 
 def advance_wrappers(setup: str, extra: str) -> str:
+    """Every advance load balancer as a kernel of one signature, plus adv_hubs: the second launch of a sync advance
+    with block gathering, which expands the hub queue the first one filled (count read on the device: no host sync)
+    with teams of blocks (kernels/persistent.cuh gg_grid_gather)."""
     out = []
     for name, body in ADVANCE_BODIES.items():
         out.append(
             f'extern "C" __global__ void __launch_bounds__(256) {name}({ADVANCE_ARGS}{extra}) {{\n'
-            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n    {body}\n}}\n"
+            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge}};\n    {body}\n}}\n"
         )
+    out.append(
+        f'extern "C" __global__ void __launch_bounds__(256) adv_hubs({ADVANCE_ARGS}{extra}) {{\n'
+        f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n"
+        "    gg_grid_gather(offsets, indices, weights, weighted, hubs, *(volatile const u32*)hub_count, f, out);\n}\n"
+    )
     return "".join(out)
 
 
@@ -178,7 +186,6 @@ def nvcc_bundle(modules: list[str]) -> str:
 
 
 PERSISTENT_PULL_GROUPS = (1, 4, 16, 32)
-REDUCE_GROUPS = (1, 4, 8, 32)
 
 
 def _expand_struct(balancer: str) -> str:

@@ -103,14 +103,20 @@ struct GGKeep {  // the default preparation: expand every queue entry
 };
 
 // Load queue entry idx (-1 past the end) for expansion: prepare it, drop it when the dedup technique finds it a
-// duplicate, and read its row [start, end) (empty when there is no vertex). Every thread of the block calls it.
+// duplicate, and read its row [start, end) (empty when there is no vertex). A hub (degree >= out.huge, when out has a
+// hub queue) goes to the hub queue instead and is not expanded here. Every thread of the block calls it.
 template <class L>
 __device__ __forceinline__ int gg_load_entry(const i64* offsets, const int* queue, int qsize, int idx, int supports,
-                                             L prepare, i64& start, i64& end) {
+                                             L prepare, const GGOut& out, i64& start, i64& end) {
     int u = prepare(idx < qsize ? queue[idx] : -1);
     if (supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK)) u = gg_dedup_loaded(u, supports);
     start = u >= 0 ? offsets[u] : 0;
     end = u >= 0 ? offsets[u + 1] : 0;
+    if (out.hubs) {
+        const bool hub = end - start >= out.huge;
+        gg_warp_append(hub, u, out.hubs, out.hub_count);
+        if (hub) { u = -1; start = end = 0; }
+    }
     return u;
 }
 
@@ -121,7 +127,7 @@ __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, 
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         i64 start, end;
-        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, start, end);
+        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, out, start, end);
         gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         // G lanes per vertex: 32 / G vertices per round, G rounds cover the warp's 32 vertices
         #pragma unroll 1
@@ -157,7 +163,7 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
         i64 start, end;
-        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, start, end);
+        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, out, start, end);
         if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         const i64 degree = end - start;
         i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
@@ -230,7 +236,7 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
     for (int base = blockIdx.x * 64; base < qsize; base += gridDim.x * 64) {
         if (threadIdx.x < 64) {
             i64 start, end;  // no dedup here (its block barriers need every thread)
-            s_u[threadIdx.x] = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, 0, prepare, start, end);
+            s_u[threadIdx.x] = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, 0, prepare, out, start, end);
             s_start[threadIdx.x] = start;
             s_deg[threadIdx.x] = end - start;
         }

@@ -81,13 +81,17 @@ __device__ __forceinline__ bool gg_atomic_max(double* address, double value) {
     return false;
 }
 
-// Where an advance puts the vertices its functor activates.
+// Where an advance puts the vertices its functor activates, and (sync advance with block gathering) the hubs it leaves
+// to grid gathering.
 struct GGOut {
     int* queue;       // next vertex queue (mode 0/1)
     u32* counter;     // its length
     u32* dedup_bits;  // claimed bits (mode 1: exact duplicate removal)
     unsigned char* mask;  // next frontier as a bool map (mode 2)
     int mode;         // 0: queue, 1: queue with atomic test-and-set dedup, 2: bool map
+    int* hubs = nullptr;     // null, or the hub queue: loaded entries of degree >= huge go here, unexpanded, for a
+    u32* hub_count = nullptr;  // second launch that expands them with teams of blocks (gg_grid_gather)
+    i64 huge = 0;
 };
 
 __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {

@@ -127,6 +127,19 @@ __device__ void gg_end_launch(const GGPersistentState& st, u32* claimed, int r, 
     }
 }
 
+// Round r's prologue: block 0 clears the counters and edge sum of slot (r + 1) % 3 for the next round. No block reads
+// that slot in round r: slot r % 3 is this round's, and slot (r - 1) % 3 may still be read by a block leaving round
+// r - 1 (three slots, so nobody clears a slot that is being read).
+__device__ __forceinline__ void gg_reset_next_slot(const GGPersistentState& st, int r) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const int next = (r + 1) % 3;
+        st.counters[3 * next] = 0;
+        st.counters[3 * next + 1] = 0;
+        st.counters[3 * next + 2] = 0;
+        st.edges[next] = 0;
+    }
+}
+
 // Defer u to the far pile when its buffer is at or beyond the threshold; every lane of the warp calls it.
 __device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, double threshold, int u,
                                          const double* buffer) {
@@ -269,14 +282,9 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
-        const int next = (r + 1) % 3;
         u32* counters = st.counters + 3 * slot;
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
-            st.counters[3 * next] = 0;
-            st.counters[3 * next + 1] = 0;
-            st.edges[next] = 0;
-            if (r < st.log_rows) st.log[(i64)r * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
-        }
+        gg_reset_next_slot(st, r);
+        if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) st.log[(i64)r * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
         GGFusedCompute<P> prepare{offsets, value, buffer, message, st.claim_bits + ((r + 1) & 1) * st.words,
                                   &counters[0], &st.edges[slot], p, &st, pile, threshold};
         GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
@@ -320,10 +328,9 @@ __device__ void gg_advance_rounds(const i64* offsets, const int* indices, const 
     int r = 0;
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
-        const int next = (r + 1) % 3;
         u32* counters = st.counters + 3 * slot;
+        gg_reset_next_slot(st, r);
         if (blockIdx.x == 0 && threadIdx.x == 0) {
-            st.counters[3 * next + 1] = 0;
             if (r < st.log_rows) {
                 i64* row = st.log + (i64)r * GG_LOG_FIELDS;
                 row[0] = qsize;
@@ -363,17 +370,11 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
-        const int next = (r + 1) % 3;
         int* Q = st.queue[in];
         int* S = st.senders[r & 1];
         int* H = st.huge[r & 1];
         u32* counters = st.counters + 3 * slot;
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
-            st.counters[3 * next] = 0;
-            st.counters[3 * next + 1] = 0;
-            st.counters[3 * next + 2] = 0;
-            st.edges[next] = 0;
-        }
+        gg_reset_next_slot(st, r);
         // A: compute, compact the senders, clear claim bits (and the previous pull round's active bits)
         if (previous_pull_senders >= 0) {
             gg_clear_bits(st.senders[previous_pull_senders], previous_count, st.active_bits);
