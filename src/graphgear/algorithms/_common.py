@@ -76,14 +76,16 @@ PARENT_CANDIDATE = Functor(
 )
 PARENT = Functor(
     "parent", _parent,
-    "if (s0[u] + (s3[0] ? 1.0 : (double)w) == s0[v]) { s1[v] = u; return GG_ACTIVATE | GG_STOP; } return 0;",
+    "if (s0[u] + (s3[0] ? 1.0 : (double)w) == s0[v]) {"
+    " atomicMin((unsigned long long*)(s1 + v), (unsigned long long)u); return GG_ACTIVATE | GG_STOP; } return 0;",
 )
 
 
 def predecessors_from_distances(backend: Any, G: Any, strategy: Any, dist: Any, source: int, unit_weights: bool) -> Any:
     """pred[v] = the smallest-id in-neighbour u with dist[u] + w(u, v) == dist[v] (a shortest-path tree), -1 for the
     source and unreachable vertices; ``unit_weights`` counts every edge as 1 (BFS hops on a weighted graph). One pull
-    pass over the CSC, race-free (each vertex writes its own entry)."""
+    pass over the CSC: each vertex writes only its own entry, and where several lanes scan one row at once (a GPU warp
+    gathering a long row) the CUDA functor keeps the smallest id by an atomic min (-1 is the largest unsigned value)."""
     xp = backend.xp
     pred = xp.full(G.num_vertices, -1, dtype=np.int64)
     state = (dist, pred, xp.asarray([source], dtype=np.int64), xp.asarray([unit_weights], dtype=np.bool_))

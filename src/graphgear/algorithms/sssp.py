@@ -168,7 +168,8 @@ TIGHT_CLAIM = Functor("sssp_tight_claim", _tight_claim,
 TIGHT_CANDIDATE = Functor("sssp_tight_candidate", _tight_candidate, "return level[v] > 0;", state=TIGHT_STATE)
 TIGHT_PARENT = Functor("sssp_tight_parent", _tight_parent,
                        "if (dist[u] + (double)w == dist[v] && level[u] == level[v] - 1) {"
-                       " pred[v] = u; return GG_ACTIVATE | GG_STOP; } return 0;", state=TIGHT_STATE)
+                       " atomicMin((unsigned long long*)(pred + v), (unsigned long long)u); return GG_ACTIVATE | GG_STOP; }"
+                       " return 0;", state=TIGHT_STATE)
 
 
 @cpu_functor

@@ -3,6 +3,8 @@
 //
 //   pull_vertex_group<G>   G lanes per vertex; after each step of G in-edges the group ballots whether anyone hit
 //                          GG_STOP, so early exit costs at most G-1 extra edges.
+//                          G = 1 adds warp gathering (Busato & Bombieri's support, applied to the pull): a candidate
+//                          of in-degree >= 32 is scanned by its whole warp, 32 in-edges a step, early exit by ballot.
 //
 // The activated vertices go to `out`: a bool map (mode 2) or a vertex queue with warp-aggregated appends (mode 0).
 //
@@ -11,9 +13,84 @@
 #pragma once
 #include "common.cuh"
 
+// pull_vertex_group<1>: rows of at least this in-degree are scanned by the whole warp (warp gathering)
+#ifndef GG_PULL_GATHER_DEGREE
+#define GG_PULL_GATHER_DEGREE 32
+#endif
+// ... and a thread scans the smaller rows this many in-edges a step
+#ifndef GG_PULL_ILP
+#define GG_PULL_ILP 4
+#endif
+
+// Thread per candidate with warp gathering: the warp's rows of in-degree >= GG_PULL_GATHER_DEGREE are scanned one
+// after another by all its lanes (coalesced index loads, early exit by ballot), the rest by their own thread. Without
+// it a warp waited for its longest row, read one load after another: BC's forward pulls (no early exit) made a
+// kron:21 single-source BC take 8.5 ms instead of 4.3 (H200, same sources).
+template <class C, class F>
+__device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
+                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
+    const int lane = gg_lane();
+    const int stride = gridDim.x * blockDim.x;
+    for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
+        const int v = base + threadIdx.x;
+        const bool is_candidate = v < n && candidate(v);
+        i64 start = is_candidate ? t_offsets[v] : 0;
+        const i64 end = is_candidate ? t_offsets[v + 1] : 0;
+        bool activated = false;
+        u32 big = __ballot_sync(GG_FULL_MASK, end - start >= GG_PULL_GATHER_DEGREE);
+        while (big) {  // warp gathering: the lanes' big rows in turn, each by the whole warp
+            const int leader = __ffs(big) - 1;
+            big &= big - 1;
+            const int bv = __shfl_sync(GG_FULL_MASK, v, leader);
+            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
+            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
+            bool hit = false;
+            for (i64 step = bs; step < be; step += GG_WARP) {
+                const i64 k = step + lane;
+                int r = 0;
+                if (k < be) {
+                    const int u = t_indices[k];
+                    if (all_active || gg_test_bit(active_bits, u)) r = f(bv, u, gg_weight(t_weights, weighted, k));
+                }
+                hit |= (r & GG_ACTIVATE) != 0;
+                if (__any_sync(GG_FULL_MASK, (r & GG_STOP) != 0)) break;
+            }
+            hit = __any_sync(GG_FULL_MASK, hit);
+            if (lane == leader) {
+                activated = hit;
+                start = end;
+            }
+        }
+        // a small row: its own thread, GG_PULL_ILP in-edges a step -- their index loads and bitmap lookups issued
+        // together (independent loads in flight), the functor then called on the active ones in row order, so an
+        // early exit stops exactly where a one-edge-at-a-time scan would
+        bool stopped = false;
+        for (i64 step = start; step < end && !stopped; step += GG_PULL_ILP) {
+            int u[GG_PULL_ILP];
+            bool on[GG_PULL_ILP];
+            #pragma unroll
+            for (int j = 0; j < GG_PULL_ILP; ++j) u[j] = step + j < end ? t_indices[step + j] : -1;
+            #pragma unroll
+            for (int j = 0; j < GG_PULL_ILP; ++j) on[j] = u[j] >= 0 && (all_active || gg_test_bit(active_bits, u[j]));
+            #pragma unroll
+            for (int j = 0; j < GG_PULL_ILP; ++j) {
+                if (!on[j] || stopped) continue;
+                const int r = f(v, u[j], gg_weight(t_weights, weighted, step + j));
+                activated |= (r & GG_ACTIVATE) != 0;
+                stopped = (r & GG_STOP) != 0;
+            }
+        }
+        gg_emit(out, is_candidate && activated, v);
+    }
+}
+
 template <int G, class C, class F>
 __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
+    if (G == 1) {
+        gg_pull_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, f, out);
+        return;
+    }
     const int lane_in_group = threadIdx.x % G;
     const int groups = gridDim.x * blockDim.x / G;
     const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
