@@ -85,6 +85,9 @@ def test_generic_advance_levels(strategy):
     while frontier.size:
         frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
         depth += 1
+        # a queue's out-edges were summed by the emissions: the same as summing its degrees afterwards
+        counted = frontier.out_edges(G.out_degree)
+        assert counted == int(G.out_degree[cp.asarray(frontier.vertices())].sum())
     ref = gg.bfs(g, s, backend="cpu").distances
     np.testing.assert_array_equal(cp.asnumpy(level), ref)
 

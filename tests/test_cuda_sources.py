@@ -46,7 +46,7 @@ _extend_registry()
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_generated_modules_compile(tmp_path):
-    modules = [_module(e) for e in FUNCTORS] + [sources.program_module(p) for p in PROGRAMS]
+    modules = [_module(e) for e in FUNCTORS] + [sources.program_module(p) for p in PROGRAMS] + [sources.UTILITY_SOURCE]
     modules += [sources.persistent_module(bfs.BFS_PROGRAM, balancer, group)
                 for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
                 for group in sources.PERSISTENT_PULL_GROUPS[:1]]

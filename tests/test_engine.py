@@ -285,3 +285,12 @@ def test_cpu_vertex_reduce(monoid):
     assert empty[0] == {"sum": 0.0, "min": np.inf, "max": -np.inf}[monoid]
     with pytest.raises(StrategyError, match="monoid"):
         be.vertex_reduce(None, f, (x.copy(),), "product", num_vertices=1000)
+
+
+def test_known_out_edges_is_kept_for_its_degree_array_only():
+    """An operator that counted a frontier's out-edges records them; another degree array is summed as usual."""
+    degree = np.array([3, 0, 2, 5])
+    f = Frontier.from_vertices(np.array([0, 3]), 4).known_out_edges(degree, 8)
+    assert f.out_edges(degree) == 8
+    assert f.out_edges(np.array([1, 1, 1, 1])) == 2
+    assert Frontier.from_mask(np.array([True, False, True, False])).out_edges(degree) == 5

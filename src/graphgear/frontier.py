@@ -29,7 +29,7 @@ def _array_module(array: Any) -> Any:
 class Frontier:
     """Active vertices of a graph with ``num_vertices`` vertices, as a queue of ids or a dense bool map."""
 
-    __slots__ = ("num_vertices", "queue", "mask", "_size")
+    __slots__ = ("num_vertices", "queue", "mask", "_size", "_out_edges")
 
     def __init__(self, num_vertices: int, queue: Any = None, mask: Any = None) -> None:
         if (queue is None) == (mask is None):
@@ -38,6 +38,7 @@ class Frontier:
         self.queue = queue
         self.mask = mask
         self._size: int | None = None if queue is None else int(queue.shape[0])
+        self._out_edges: tuple[Any, int] | None = None  # (the out-degree array, the sum) when the producer knew it
 
     # ---------------------------------------------------------------------------------------------- constructors
     @classmethod
@@ -79,10 +80,20 @@ class Frontier:
         return self.size > 0
 
     def out_edges(self, out_degree: Any) -> int:
-        """Sum of the out-degrees of the active vertices: the work of a push over this frontier."""
+        """Sum of the out-degrees of the active vertices: the work of a push over this frontier. One host read on the
+        GPU (a boolean index would first count the mask's entries: a second read); none when the operator that made
+        the frontier counted it (known_out_edges)."""
+        if self._out_edges is not None and self._out_edges[0] is out_degree:
+            return self._out_edges[1]
         if self.mask is not None:
-            return int(out_degree[self.mask].sum())
+            return int((out_degree * self.mask).sum())
         return int(out_degree[self.queue].sum()) if self.size else 0
+
+    def known_out_edges(self, out_degree: Any, edges: int) -> Frontier:
+        """Record the out-edge count of this frontier over `out_degree` (an operator counted it on the way): later
+        out_edges(out_degree) calls return it without touching the device. Returns self."""
+        self._out_edges = (out_degree, int(edges))
+        return self
 
     # ---------------------------------------------------------------------------------------------- conversions
     def to_dense(self) -> Frontier:
@@ -100,8 +111,9 @@ class Frontier:
         if self.queue is not None:
             return self
         xp = _array_module(self.mask)
-        out = Frontier(self.num_vertices, queue=xp.flatnonzero(self.mask).astype(np.int64))
-        return out
+        # int64 on the host; int32 on the GPU, the dtype of the device CSR's indices that every kernel takes
+        ids = xp.flatnonzero(self.mask).astype(np.int64 if xp is np else np.int32, copy=False)
+        return Frontier(self.num_vertices, queue=ids)
 
     def vertices(self) -> Any:
         """The active vertex ids (ascending for a dense frontier, queue order for a sparse one)."""

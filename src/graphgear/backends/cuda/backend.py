@@ -25,6 +25,7 @@ SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
+LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
 CONTROL_WORDS = 14  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1)
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
 # neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
@@ -156,6 +157,9 @@ class CudaBackend:
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
         self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)
+        self._occupancy: dict[int, int] = {}  # resident blocks per SM, by kernel
+        self._params: dict[bytes, Any] = {}  # program parameters on the device, by value (read-only in every kernel)
+        self._report = rt.PinnedReader(8 * LOG_FIELDS * (LOG_PREFETCH + 1) + 64)  # a persistent launch's status + log
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.grid_gather_degree = GRID_GATHER_DEGREE  # degree from which teams of blocks expand a pushed vertex
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
@@ -245,7 +249,7 @@ class CudaBackend:
         # out-edge of the frontier (exact removal emits each vertex at most once)
         capacity = n if mode != 0 else max(n, frontier.out_edges(G.out_degree))
         out_queue = self._buffer("out_queue", max(capacity, 1), cp.int32)
-        mask = cp.zeros(n if dense_out else 1, dtype=cp.uint8)
+        mask = cp.zeros(n, dtype=cp.uint8) if dense_out else self._buffer("no_mask", 1, cp.uint8)
         dedup_bits = self._buffer("dedup_bits", (n + 31) // 32 + 1, cp.uint32) if mode == 1 else self._buffer("nobits", 1, cp.uint32)
         if mode == 1:
             dedup_bits.fill(0)
@@ -256,7 +260,7 @@ class CudaBackend:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
             args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets, np.int64(0),
-                    active, np.int32(n), np.uint64(0), self._counter.hubs, np.int64(0)) + tail
+                    active, np.int32(n), np.uint64(0), self._counter.hubs, np.int64(0), self._counter.edges) + tail
             rt.launch(module.get_function("adv_mask"), n, args)
         else:
             queue = cp.asarray(frontier.queue, dtype=cp.int32)
@@ -265,8 +269,8 @@ class CudaBackend:
                 self._advance_queue(G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail)
         if dense_out:
             return Frontier.from_mask(mask.view(cp.bool_))
-        count = self._counter.read()
-        return Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32)
+        count, edges = self._counter.read_with_edges()  # the emissions summed the new frontier's out-degrees
+        return Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32).known_out_edges(G.out_degree, edges)
 
     def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail) -> None:
         cp = self.xp
@@ -291,7 +295,7 @@ class CudaBackend:
                     args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), members, np.int32(members.size),
                             out_queue, self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(0), hscan,
                             np.int64(MERGE_PATH_CHUNK), mask, np.int32(0), np.uint64(0), self._counter.hubs,
-                            np.int64(0)) + tail
+                            np.int64(0), self._counter.edges) + tail
                     rt.launch(merge, (total + MERGE_PATH_CHUNK - 1) // MERGE_PATH_CHUNK * rt.BLOCK, args)
             if qsize == 0:
                 return
@@ -311,7 +315,7 @@ class CudaBackend:
         hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather else np.uint64(0)
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
                 self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
-                mask, np.int32(0), hubs, self._counter.hubs, np.int64(self.grid_gather_degree)) + tail
+                mask, np.int32(0), hubs, self._counter.hubs, np.int64(self.grid_gather_degree), self._counter.edges) + tail
         rt.launch(kernel, work, args)
         if grid_gather:
             rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), args)
@@ -352,9 +356,13 @@ class CudaBackend:
         bits = self._buffer("active_bits", (n + 31) // 32 + 1, cp.uint32)
         if frontier is None:
             return bits
-        mask = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
         bits.fill(0)
-        rt.launch(self._utility.get_function("mask_to_bits"), n, (mask, np.int32(n), bits))
+        if frontier.is_dense:
+            mask = cp.asarray(frontier.mask).view(cp.uint8)
+            rt.launch(self._utility.get_function("mask_to_bits"), n, (mask, np.int32(n), bits))
+        elif frontier.size:  # straight from the queue (no bool map in between)
+            queue = cp.asarray(frontier.queue, dtype=cp.int32)
+            rt.launch(self._utility.get_function("set_bits"), queue.size, (queue, np.int32(queue.size), bits))
         return bits
 
     def pull(self, G: CudaGraph, frontier: Frontier | None, functor: Any, strategy: Any, state: tuple, candidate: Any) -> Frontier:
@@ -489,17 +497,32 @@ class CudaBackend:
             module = self._modules[key] = rt.KernelTable(rt.compile_module(source, ()))
         return module
 
-    def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any) -> CudaProgramState:
+    def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any,
+                      copy: bool = True) -> CudaProgramState:
+        """The device arrays of a vertex program about to run on G; `value` and `buffer` are copied unless copy=False
+        (the caller made them for this run: a float64 device array is then used as it is)."""
         cp = self.xp
         n = G.num_vertices
         monoid = MONOIDS[program.accumulate]
         return CudaProgramState(
-            value=cp.array(value, dtype=cp.float64), buffer=cp.array(buffer, dtype=cp.float64),  # copies
+            value=cp.array(value, dtype=cp.float64, copy=copy), buffer=cp.array(buffer, dtype=cp.float64, copy=copy),
             message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=cp.zeros(n, dtype=cp.uint8),
-            params=cp.asarray(np.append(np.asarray(params, dtype=np.float64), 0.0)), program=program, monoid=monoid,
+            params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32) if program.first_wins else None,
         )
+
+    def _device_params(self, params: Any) -> Any:
+        """A program's parameters (plus a trailing 0 so the array is never empty) on the device, cached by value:
+        kernels only read them, and a host-to-device copy per run costs a synchronous round trip."""
+        host = np.append(np.asarray(params, dtype=np.float64), 0.0)
+        key = host.tobytes()
+        device = self._params.get(key)
+        if device is None:
+            if len(self._params) > 256:
+                self._params.clear()
+            device = self._params[key] = self.xp.asarray(host)
+        return device
 
     def _compute(self, G: CudaGraph, s: CudaProgramState, vertices: Any | None) -> None:
         count = G.num_vertices if vertices is None else int(vertices.size)
@@ -588,19 +611,24 @@ class CudaBackend:
         return G.persistent
 
     def _coresident_blocks(self, kernel: Any, sparse: bool) -> int:
-        """Blocks that can all be resident at once (a grid barrier needs every block running): the occupancy API's
-        answer times the multiprocessors; __launch_bounds__(256, 2) guarantees at least 2 per SM. A sparse,
-        high-diameter traversal runs thousands of rounds over small frontiers, where the barrier (one arrival per
-        block) costs more than the threads earn: one block per SM there."""
-        cp = self.xp
-        sms = rt.multiprocessors()
-        per_sm = 2
-        try:
-            per_sm = max(per_sm, int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, rt.BLOCK, 0)))
-        except Exception:  # pragma: no cover - older CuPy without the binding: the launch bound's guarantee
-            pass
-        wanted = self.persistent_blocks_per_sm or (1 if sparse else per_sm)
-        blocks = sms * min(per_sm, wanted, 8)
+        """Blocks that can all be resident at once (a grid barrier needs every block running), at most the occupancy
+        API's answer (asked once per kernel; __launch_bounds__(256, 2) guarantees 2) times the multiprocessors. By
+        default 2 per SM, what every measurement so far ran with; a sparse, high-diameter traversal runs thousands of
+        rounds over small frontiers, where the barrier (one arrival per block) costs more than the threads earn: one
+        block per SM there. persistent_blocks_per_sm overrides both, up to the occupancy."""
+        per_sm = self._occupancy.get(id(kernel))
+        if per_sm is None:
+            per_sm = 2
+            function = getattr(getattr(kernel, "kernel", None), "ptr", None)  # RawKernel's driver function
+            if function is not None:
+                try:
+                    per_sm = max(per_sm, int(self.xp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+                        function, rt.BLOCK, 0)))
+                except Exception:  # pragma: no cover - a CuPy without the binding: the launch bound's guarantee
+                    pass
+            self._occupancy[id(kernel)] = per_sm
+        wanted = self.persistent_blocks_per_sm or (1 if sparse else 2)
+        blocks = rt.multiprocessors() * min(per_sm, wanted, 8)
         return min(blocks, self.persistent_blocks) if self.persistent_blocks else blocks
 
     def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
@@ -623,9 +651,9 @@ class CudaBackend:
         pull_group = self.persistent_pull_group or (strategy.group_size if strategy.balance == "vertex_group" else 1)
         kernel = self._program_module(s.program, balancer, pull_group).get_function("persistent")
         B = self._persistent_buffers(G)
-        vertices = cp.asarray(worklist.vertices(), dtype=cp.int32)
+        vertices = worklist.vertices()
         qsize = int(vertices.size)
-        B.queues[0][:qsize] = vertices
+        B.queues[0][:qsize] = vertices  # converted to int32 by the copy
         B.control.fill(0)
         t_offsets, t_indices, t_weights = G.csc() if mode != "push" else (G.offsets, G.indices, G.weights)
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
@@ -644,12 +672,14 @@ class CudaBackend:
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
                 self._lookup(s, strategy), s.params)
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
-        status = B.status.get()
+        status, log = self._report.read(B.status, B.log[: (LOG_PREFETCH + 1) * LOG_FIELDS])
         if status[0]:
             raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
         rounds, left, which = int(status[1]), int(status[2]), int(status[3])
         rows = min(rounds, LOG_ROWS)
-        log = B.log[: (rows + 1) * LOG_FIELDS].get().reshape(rows + 1, LOG_FIELDS)
+        if rows > LOG_PREFETCH:
+            log = B.log[: (rows + 1) * LOG_FIELDS].get()
+        log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
         remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left
                      else Frontier.empty(n, cp))
         return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]))

@@ -28,7 +28,7 @@ ADVANCE_KERNELS = {
 ADVANCE_ARGS = (
     "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
     "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
-    "const unsigned char* active, int n, int* hubs, u32* hub_count, i64 huge"
+    "const unsigned char* active, int n, int* hubs, u32* hub_count, i64 huge, u64* edge_sum"
 )
 ADVANCE_BODIES = {
     "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
@@ -57,11 +57,11 @@ def advance_wrappers(setup: str, extra: str) -> str:
     for name, body in ADVANCE_BODIES.items():
         out.append(
             f'extern "C" __global__ void __launch_bounds__(256) {name}({ADVANCE_ARGS}{extra}) {{\n'
-            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge}};\n    {body}\n}}\n"
+            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum}};\n    {body}\n}}\n"
         )
     out.append(
         f'extern "C" __global__ void __launch_bounds__(256) adv_hubs({ADVANCE_ARGS}{extra}) {{\n'
-        f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode}};\n"
+        f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, nullptr, nullptr, 0, offsets, edge_sum}};\n"
         "    gg_grid_gather(offsets, indices, weights, weighted, hubs, *(volatile const u32*)hub_count, f, out);\n}\n"
     )
     return "".join(out)
@@ -82,6 +82,12 @@ extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* 
     gg_mask_to_queue(mask, n, queue, counter);
 }
 extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
+extern "C" __global__ void set_bits(const int* queue, int qsize, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
+        const int v = queue[i];
+        atomicOr(&bits[v >> 5], 1u << (v & 31));
+    }
+}
 extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
         const int v = queue[i];

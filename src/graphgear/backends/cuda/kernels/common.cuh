@@ -92,6 +92,8 @@ struct GGOut {
     int* hubs = nullptr;     // null, or the hub queue: loaded entries of degree >= huge go here, unexpanded, for a
     u32* hub_count = nullptr;  // second launch that expands them with teams of blocks (gg_grid_gather)
     i64 huge = 0;
+    const i64* out_offsets = nullptr;  // null, or the CSR offsets: the out-degrees of the queued vertices are summed
+    u64* edge_sum = nullptr;           // here (the next push's work, read with the queue's length: no second read)
 };
 
 __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
@@ -101,6 +103,13 @@ __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
     }
     bool take = active && (out.mode == 0 || gg_claim_bit(out.dedup_bits, v));
     gg_warp_append(take, v, out.queue, out.counter);
+    if (out.edge_sum) {  // one atomic per warp; a degree is < 2^31, so 16-bit halves summed over 32 lanes fit in u32
+        const i64 d = take ? out.out_offsets[v + 1] - out.out_offsets[v] : 0;
+        const u32 mask = __activemask();
+        const u32 low = __reduce_add_sync(mask, (u32)(d & 0xffff));
+        const u32 high = __reduce_add_sync(mask, (u32)(d >> 16));
+        if (gg_lane() == __ffs(mask) - 1 && (low | high)) atomicAdd(out.edge_sum, (u64)low + ((u64)high << 16));
+    }
 }
 
 __device__ __forceinline__ float gg_weight(const float* weights, int weighted, i64 k) { return weighted ? weights[k] : 1.0f; }
