@@ -85,17 +85,19 @@ def run_program(
     max_rounds: int = 1_000_000,
     after_round: Callable[[Any, Any], Frontier | None] | None = None,
     phase: str = "",
+    copy: bool = True,
 ) -> ProgramRun:
     """Run `program` on `graph` from the given initial values/buffers; `active` lists the first worklist (None: all).
 
     Each round the controller picks a Strategy (see engine.controller); the run ends when the worklist is empty or
     after max_rounds. `after_round(backend, state)` runs between rounds (e.g. PageRank spreading dangling mass); a
-    Frontier it returns joins the next worklist. `phase` labels the trace rows.
+    Frontier it returns joins the next worklist. `phase` labels the trace rows. copy=False lets the program's state
+    take `values` and `buffers` as they are (the caller made them for this run and does not read them again).
     """
     be = get_backend(backend)
     G = be.graph(graph)
     n = graph.num_vertices
-    state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64))
+    state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64), copy=copy)
     controller = make_controller(strategy, graph, program.kind)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":

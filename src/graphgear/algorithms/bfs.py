@@ -60,10 +60,10 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     values = xp.full(n, np.inf)
     buffers = xp.full(n, np.inf)
     buffers[s] = 0.0
-    run = run_program(BFS_PROGRAM, graph, values, buffers, np.array([s]), backend=be, strategy=strategy)
+    run = run_program(BFS_PROGRAM, graph, values, buffers, np.array([s]), backend=be, strategy=strategy, copy=False)
     G = be.graph(graph)
     dist = run.state.value
     # the BFS tree is derived from the distances by one pull pass, when first read (results.Deferred)
     pred = Deferred(lambda: predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True))
-    distances = xp.where(xp.isfinite(dist), dist, -1).astype(np.int64)
+    distances = xp.nan_to_num(dist, posinf=-1.0).astype(np.int64)  # unreachable (inf) -> -1
     return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=run.trace.seconds)

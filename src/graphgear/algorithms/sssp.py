@@ -333,7 +333,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     source = Frontier.from_vertices(xp.asarray([s], dtype=np.int32), n, dtype=np.int32)
     run = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width)
     trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))
-    trace.add(strategy=str(base), path=base.path, frontier_vertices=1, frontier_edges=int(graph.out_degree()[s]),
+    trace.add(strategy=str(base), path=base.path, frontier_vertices=1, frontier_edges=int(graph.offsets[s + 1] - graph.offsets[s]),
               edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
               decision="near-far", reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, "
               f"Delta = {width:g}; {why}", phase="near-far")
@@ -348,7 +348,7 @@ def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace
     buffers = xp.full(graph.num_vertices, np.inf)
     buffers[s] = 0.0
     run = run_program(BELLMAN_FORD, graph, values, buffers, np.array([s]), backend=be, strategy=strategy,
-                      phase="bellman-ford")
+                      phase="bellman-ford", copy=False)
     run.trace.algorithm = "sssp"
     return run.state.value, run.trace
 

@@ -176,14 +176,16 @@ class CpuBackend:
         return out
 
     # --------------------------------------------------------------------------------------------------- programs
-    def program_state(self, G: CpuGraph, program: Any, value: np.ndarray, buffer: np.ndarray, params: np.ndarray) -> ProgramState:
-        """Arrays and compiled functions of a vertex program about to run on G."""
+    def program_state(self, G: CpuGraph, program: Any, value: np.ndarray, buffer: np.ndarray, params: np.ndarray,
+                      copy: bool = True) -> ProgramState:
+        """Arrays and compiled functions of a vertex program about to run on G; `value` and `buffer` are copied (the
+        caller's arrays stay as they were) unless copy=False (the caller made them for this run)."""
         n = G.num_vertices
         monoid = prog.MONOIDS[program.accumulate]
         identity = prog.IDENTITY[monoid]
         return ProgramState(
-            value=np.array(value, dtype=np.float64),  # copies: the caller's arrays stay as they were
-            buffer=np.array(buffer, dtype=np.float64),
+            value=np.array(value, dtype=np.float64, copy=copy or None),
+            buffer=np.array(buffer, dtype=np.float64, copy=copy or None),
             message=np.full(n, identity, dtype=np.float64),
             send=np.zeros(n, dtype=np.bool_),
             params=np.ascontiguousarray(params, dtype=np.float64),
