@@ -67,10 +67,13 @@ def advance_wrappers(setup: str, extra: str) -> str:
     return "".join(out)
 
 
-def pull_wrappers(setup: str, extra: str) -> str:
+def pull_wrappers(setup: str, extra: str, gather: str = "GG_PULL_GATHER_DEGREE") -> str:
+    """The pull kernels, one per group size; `gather` is the in-degree from which group 1 scans a row with the whole
+    warp (kernels/pull.cuh)."""
     return "".join(
         f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}{extra}) {{\n'
-        f"    {setup}\n    GGOut out{{nullptr, nullptr, nullptr, next, 2}};\n    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, out);\n}}\n"
+        f"    {setup}\n    GGOut out{{nullptr, nullptr, nullptr, next, 2}};\n"
+        f"    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, out, {gather});\n}}\n"
         for g in PULL_GROUPS
     )
 
@@ -177,7 +180,7 @@ def program_module(program: Any) -> str:
         "GGProgramPull<GGP> f{message, buffer, monoid, first_wins, GGP{params}}; "
         "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
         ", const double* message, double* buffer, int monoid, int first_wins, const double* value, int skip_settled, "
-        "const double* params"))
+        "const double* params", gather="first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE"))
     return "".join(src)
 
 

@@ -443,7 +443,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
                 GGOut out{Qn, out_count, nullptr, nullptr, 0};
                 gg_pull_vertex_group<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n, c, f,
-                                                 out);
+                                                 out, first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE);
                 previous_pull_senders = r & 1;
                 previous_count = ns_small;
                 previous_huge = nh;

@@ -4,7 +4,8 @@
 //   pull_vertex_group<G>   G lanes per vertex; after each step of G in-edges the group ballots whether anyone hit
 //                          GG_STOP, so early exit costs at most G-1 extra edges.
 //                          G = 1 adds warp gathering (Busato & Bombieri's support, applied to the pull): a candidate
-//                          of in-degree >= 32 is scanned by its whole warp, 32 in-edges a step, early exit by ballot.
+//                          of in-degree >= 32 is scanned by its whole warp, 32 in-edges a step, early exit by ballot
+//                          (not for a first-wins program, whose scans stop early); a thread scans the other rows.
 //
 // The activated vertices go to `out`: a bool map (mode 2) or a vertex queue with warp-aggregated appends (mode 0).
 //
@@ -13,10 +14,14 @@
 #pragma once
 #include "common.cuh"
 
-// pull_vertex_group<1>: rows of at least this in-degree are scanned by the whole warp (warp gathering)
+// pull_vertex_group<1>: rows of at least this in-degree are scanned by the whole warp (warp gathering) -- for a pull
+// that scans whole rows (a sum, a min without early exit). A first-wins pull (bottom-up BFS) passes GG_PULL_NO_GATHER:
+// its scans stop at the first parent, and a warp walking its rows one after another wasted the steps it saved (the
+// first bottom-up round of a kron:21 BFS: 447 us without gathering, 544 us with it; H200).
 #ifndef GG_PULL_GATHER_DEGREE
 #define GG_PULL_GATHER_DEGREE 32
 #endif
+#define GG_PULL_NO_GATHER (1LL << 62)
 // ... and a thread scans the smaller rows this many in-edges a step
 #ifndef GG_PULL_ILP
 #define GG_PULL_ILP 4
@@ -28,7 +33,8 @@
 // kron:21 single-source BC take 8.5 ms instead of 4.3 (H200, same sources).
 template <class C, class F>
 __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
-                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
+                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out,
+                                      i64 gather_degree) {
     const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
@@ -37,7 +43,7 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
         i64 start = is_candidate ? t_offsets[v] : 0;
         const i64 end = is_candidate ? t_offsets[v + 1] : 0;
         bool activated = false;
-        u32 big = __ballot_sync(GG_FULL_MASK, end - start >= GG_PULL_GATHER_DEGREE);
+        u32 big = __ballot_sync(GG_FULL_MASK, end - start >= gather_degree);
         while (big) {  // warp gathering: the lanes' big rows in turn, each by the whole warp
             const int leader = __ffs(big) - 1;
             big &= big - 1;
@@ -86,9 +92,11 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
 
 template <int G, class C, class F>
 __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
-                                     const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
+                                     const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out,
+                                     i64 gather_degree = GG_PULL_GATHER_DEGREE) {
     if (G == 1) {
-        gg_pull_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, f, out);
+        gg_pull_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, f, out,
+                              gather_degree);
         return;
     }
     const int lane_in_group = threadIdx.x % G;
