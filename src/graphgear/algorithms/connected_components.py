@@ -225,6 +225,24 @@ def _afforest_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str]
     return AFFOREST_TOPOLOGY, controller.name, f"{controller.name}: Afforest runs GAP's topology-driven loops"
 
 
+_LINK_DEGREES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _link_degrees(be: Any, G: Any, graph: Graph, t_offsets: Any, directed: bool) -> tuple[list[int], Any]:
+    """Graph constants of Afforest's trace, computed once per graph and backend (they were six kernels per run):
+    the vertices of degree > r for each sampling round r, and the arcs each vertex links in the final phase (its
+    degree less the NEIGHBOR_ROUNDS sampled, plus its in-degree on a directed graph)."""
+    per_graph = _LINK_DEGREES.setdefault(graph, {})
+    if be.name not in per_graph:
+        xp = be.xp
+        degree = xp.maximum(G.out_degree - NEIGHBOR_ROUNDS, 0)
+        if directed:
+            degree = degree + (t_offsets[1:] - t_offsets[:-1])
+        counts = be.to_host(xp.stack([xp.count_nonzero(G.out_degree > r) for r in range(NEIGHBOR_ROUNDS)]))
+        per_graph[be.name] = ([int(c) for c in counts], degree)
+    return per_graph[be.name]
+
+
 def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> tuple[np.ndarray, Trace]:
     """comp[v] = smallest vertex id of v's weak component, by Afforest; and the trace (one row per phase)."""
     be = get_backend(backend)
@@ -246,25 +264,22 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
         trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges, edges_processed=edges,
                   seconds=seconds, decision=s.path, reason=why, phase=phase)
 
-    # sampling: link the r-th neighbour of every vertex, then compress. The trace's edge counts are device scalars
-    # read together after the last phase (one host read for the whole run besides the sampling's)
+    # sampling: link the r-th neighbour of every vertex, then compress. The trace's edge counts are graph constants
+    # (cached) but for the final phase's, one device scalar read after the last phase
+    sampled_edges, link_degree = _link_degrees(be, G, graph, t_offsets, directed)
     sampled = []
     for r in range(NEIGHBOR_ROUNDS):
         start = time.perf_counter()
         params[0] = r
         be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
         be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-        sampled.append((time.perf_counter() - start, xp.count_nonzero(G.out_degree > r)))
+        sampled.append(time.perf_counter() - start)
 
     # the giant component, then the remaining edges of the vertices outside it
     start = time.perf_counter()
     c, share = _sample_frequent_element(be, comp, n)
     params[0], params[1] = NEIGHBOR_ROUNDS, c
-    outside = comp != c
-    degree = xp.maximum(G.out_degree - NEIGHBOR_ROUNDS, 0)
-    if directed:
-        degree += t_offsets[1:] - t_offsets[:-1]
-    remaining = xp.where(outside, degree, 0).sum()  # the arcs the final phase links (an upper bound)
+    remaining = xp.where(comp != c, link_degree, 0).sum()  # the arcs the final phase links (an upper bound)
     why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
     if base.drive == "data":
         link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
@@ -279,10 +294,9 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     start = time.perf_counter()
     be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
     compress_seconds = time.perf_counter() - start
-    counts = be.to_host(xp.stack([xp.asarray(e, dtype=np.int64) for _, e in sampled] + [remaining.astype(np.int64)]))
-    for r, (seconds, _) in enumerate(sampled):
-        row("sample", topology, n, int(counts[r]), seconds, f"{reason}; link neighbour {r} of every vertex")
-    row("link", link, linked, int(counts[-1]), link_seconds, f"{reason}; {why}")
+    for r, seconds in enumerate(sampled):
+        row("sample", topology, n, sampled_edges[r], seconds, f"{reason}; link neighbour {r} of every vertex")
+    row("link", link, linked, int(remaining), link_seconds, f"{reason}; {why}")
     row("compress", topology, n, 0, compress_seconds, f"{reason}; point every vertex at its root")
     return comp, trace
 

@@ -134,7 +134,7 @@ class CudaProgramState:
     value: Any
     buffer: Any
     message: Any
-    send: Any
+    send: Any  # uint8[V], allocated by the first host-driven round (a persistent run never needs it)
     params: Any
     program: Any
     monoid: int
@@ -506,7 +506,7 @@ class CudaBackend:
         monoid = MONOIDS[program.accumulate]
         return CudaProgramState(
             value=cp.array(value, dtype=cp.float64, copy=copy), buffer=cp.array(buffer, dtype=cp.float64, copy=copy),
-            message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=cp.zeros(n, dtype=cp.uint8),
+            message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32) if program.first_wins else None,
@@ -544,7 +544,10 @@ class CudaBackend:
                 return self._program_drain(G, s, worklist, strategy)
             run = self.program_persistent(G, s, worklist, strategy, strategy.direction)
             return run.remaining, run.edges_processed(G.num_arcs)
-        s.send.fill(0)
+        if s.send is None:
+            s.send = cp.zeros(n, dtype=cp.uint8)
+        else:
+            s.send.fill(0)
         if strategy.drive == "topology":
             self._compute(G, s, None)
             senders = Frontier.from_mask(s.send.view(cp.bool_).copy())
