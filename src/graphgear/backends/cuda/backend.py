@@ -260,7 +260,7 @@ class CudaBackend:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
             args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets, np.int64(0),
-                    active, np.int32(n), np.uint64(0), self._counter.hubs, np.int64(0), self._counter.edges) + tail
+                    active, np.int32(n)) + self._emit_counters() + tail
             rt.launch(module.get_function("adv_mask"), n, args)
         else:
             queue = cp.asarray(frontier.queue, dtype=cp.int32)
@@ -271,6 +271,11 @@ class CudaBackend:
             return Frontier.from_mask(mask.view(cp.bool_))
         count, edges = self._counter.read_with_edges()  # the emissions summed the new frontier's out-degrees
         return Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32).known_out_edges(G.out_degree, edges)
+
+    def _emit_counters(self, hubs: Any = None, huge: int = 0) -> tuple:
+        """The advance kernels' last arguments before the state: the hub queue (null: none), its count, the degree
+        that sends a vertex there, and the out-edge sum of the output queue (kernels/common.cuh GGOut)."""
+        return (np.uint64(0) if hubs is None else hubs, self._counter.hubs, np.int64(huge), self._counter.edges)
 
     def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail) -> None:
         cp = self.xp
@@ -294,8 +299,7 @@ class CudaBackend:
                     total = int(hscan[-1])
                     args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), members, np.int32(members.size),
                             out_queue, self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(0), hscan,
-                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0), np.uint64(0), self._counter.hubs,
-                            np.int64(0), self._counter.edges) + tail
+                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0)) + self._emit_counters() + tail
                     rt.launch(merge, (total + MERGE_PATH_CHUNK - 1) // MERGE_PATH_CHUNK * rt.BLOCK, args)
             if qsize == 0:
                 return
@@ -312,10 +316,10 @@ class CudaBackend:
         # Otherwise a frontier of a few hundred hubs (BC's second level on kron) sits in one block, which walks
         # every hub's row alone. The second launch reads the hub count on the device: no host sync.
         grid_gather = name == "adv_twc" or (name in HUB_BALANCERS and supports & SUPPORT_BITS["block_gather"])
-        hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather else np.uint64(0)
+        hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather else None
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
                 self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
-                mask, np.int32(0), hubs, self._counter.hubs, np.int64(self.grid_gather_degree), self._counter.edges) + tail
+                mask, np.int32(0)) + self._emit_counters(hubs, self.grid_gather_degree) + tail
         rt.launch(kernel, work, args)
         if grid_gather:
             rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), args)
