@@ -27,6 +27,27 @@
 #define GG_PULL_ILP 4
 #endif
 
+// One row [start, end) of candidate v scanned by a group of G lanes, G in-edges a step, stopping at the step where
+// any lane's functor says GG_STOP; returns whether any lane's functor activated v. Every lane of the group calls it
+// with the same v, start and end (group_mask: the group's lanes).
+template <int G, class F>
+__device__ __forceinline__ bool gg_pull_row(const int* t_indices, const float* t_weights, int weighted,
+                                            const u32* active_bits, int all_active, F f, int v, i64 start, i64 end,
+                                            int lane_in_group, u32 group_mask) {
+    bool activated = false;
+    for (i64 step = start; step < end; step += G) {
+        const i64 k = step + lane_in_group;
+        int r = 0;
+        if (k < end) {
+            const int u = t_indices[k];
+            if (all_active || gg_test_bit(active_bits, u)) r = f(v, u, gg_weight(t_weights, weighted, k));
+        }
+        activated |= (r & GG_ACTIVATE) != 0;
+        if (__any_sync(group_mask, (r & GG_STOP) != 0)) break;
+    }
+    return __any_sync(group_mask, activated);
+}
+
 // Thread per candidate with warp gathering: the warp's rows of in-degree >= GG_PULL_GATHER_DEGREE are scanned one
 // after another by all its lanes (coalesced index loads, early exit by ballot), the rest by their own thread. Without
 // it a warp waited for its longest row, read one load after another: BC's forward pulls (no early exit) made a
@@ -50,18 +71,8 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
             const int bv = __shfl_sync(GG_FULL_MASK, v, leader);
             const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
             const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
-            bool hit = false;
-            for (i64 step = bs; step < be; step += GG_WARP) {
-                const i64 k = step + lane;
-                int r = 0;
-                if (k < be) {
-                    const int u = t_indices[k];
-                    if (all_active || gg_test_bit(active_bits, u)) r = f(bv, u, gg_weight(t_weights, weighted, k));
-                }
-                hit |= (r & GG_ACTIVATE) != 0;
-                if (__any_sync(GG_FULL_MASK, (r & GG_STOP) != 0)) break;
-            }
-            hit = __any_sync(GG_FULL_MASK, hit);
+            const bool hit = gg_pull_row<GG_WARP>(t_indices, t_weights, weighted, active_bits, all_active, f, bv, bs, be,
+                                                  lane, GG_FULL_MASK);
             if (lane == leader) {
                 activated = hit;
                 start = end;
@@ -108,26 +119,10 @@ __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices,
         // and broadcasts the answer, so the group's lanes never disagree
         int is_candidate = 0;
         if (lane_in_group == 0) is_candidate = candidate(v) ? 1 : 0;
-        if (G > 1) is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
+        is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
         if (!is_candidate) continue;
-        bool activated = false;
-        const i64 start = t_offsets[v];
-        const i64 end = t_offsets[v + 1];
-        for (i64 base = start; base < end; base += G) {
-            const i64 k = base + lane_in_group;
-            int r = 0;
-            if (k < end) {
-                const int u = t_indices[k];
-                if (all_active || gg_test_bit(active_bits, u)) r = f(v, u, gg_weight(t_weights, weighted, k));
-            }
-            activated |= (r & GG_ACTIVATE) != 0;
-            if (G == 1) {
-                if (r & GG_STOP) break;
-            } else if (__any_sync(group_mask, (r & GG_STOP) != 0)) {
-                break;
-            }
-        }
-        if (G > 1) activated = __any_sync(group_mask, activated);
+        const bool activated = gg_pull_row<G>(t_indices, t_weights, weighted, active_bits, all_active, f, v, t_offsets[v],
+                                              t_offsets[v + 1], lane_in_group, group_mask);
         if (lane_in_group == 0) gg_emit(out, activated, v);
     }
 }
