@@ -85,18 +85,8 @@ extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* 
     gg_mask_to_queue(mask, n, queue, counter);
 }
 extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
-extern "C" __global__ void set_bits(const int* queue, int qsize, u32* bits) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
-        const int v = queue[i];
-        atomicOr(&bits[v >> 5], 1u << (v & 31));
-    }
-}
-extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += gridDim.x * blockDim.x) {
-        const int v = queue[i];
-        atomicAnd(&bits[v >> 5], ~(1u << (v & 31)));
-    }
-}
+extern "C" __global__ void set_bits(const int* queue, int qsize, u32* bits) { gg_set_bits(queue, (u32)qsize, bits); }
+extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) { gg_clear_bits(queue, (u32)qsize, bits); }
 """
 
 INCLUDES = '#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n#include "persistent.cuh"\n'

@@ -47,6 +47,21 @@ __device__ __forceinline__ bool gg_claim_bit(u32* bits, int v) {
 
 __device__ __forceinline__ bool gg_test_bit(const u32* bits, int v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
 
+// Set / clear the bits of the `count` vertices listed (grid-stride; a queue into a bitmap and back).
+__device__ __forceinline__ void gg_set_bits(const int* list, u32 count, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)count; i += gridDim.x * blockDim.x) {
+        const int u = list[i];
+        atomicOr(&bits[u >> 5], 1u << (u & 31));
+    }
+}
+
+__device__ __forceinline__ void gg_clear_bits(const int* list, u32 count, u32* bits) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)count; i += gridDim.x * blockDim.x) {
+        const int u = list[i];
+        atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
+    }
+}
+
 // Double-precision atomic min/max; return true when the value changed. For value >= 0 (+inf included) one signed
 // 64-bit atomicMin/atomicMax on the bit pattern is exact: non-negative doubles order like their bits, and every
 // negative double's bits are negative as an int64, so they compare below. A hub receiving thousands of relaxations

@@ -77,20 +77,6 @@ __device__ __forceinline__ bool gg_grid_sync(u32* bar, volatile int* status) {
 __device__ __forceinline__ u32 gg_load(const u32* p) { return *(volatile const u32*)p; }
 __device__ __forceinline__ u64 gg_load(const u64* p) { return *(volatile const u64*)p; }
 
-__device__ __forceinline__ void gg_set_bits(const int* list, u32 count, u32* bits) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)count; i += gridDim.x * blockDim.x) {
-        const int u = list[i];
-        atomicOr(&bits[u >> 5], 1u << (u & 31));
-    }
-}
-
-__device__ __forceinline__ void gg_clear_bits(const int* list, u32 count, u32* bits) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (int)count; i += gridDim.x * blockDim.x) {
-        const int u = list[i];
-        atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
-    }
-}
-
 // Everything the persistent kernel keeps besides the program's arrays (allocated once per graph by the backend).
 struct GGPersistentState {
     int* queue[2];      // Q and Q', swapped each round
