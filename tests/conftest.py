@@ -65,6 +65,7 @@ WIDEST_PATH = gg.VertexProgram(
                        "if (buffer > value) { value = buffer; message = value; send = true; }"),
     edge=gg.Functor("widest_edge", _widest_edge, "return fmin(message, (double)weight);"),
     settled=gg.Functor("never", _never, "return false;"),
+    monotone=True,
 )
 
 

@@ -346,6 +346,65 @@ def test_persistent_kernel_stops_after_max_rounds():
     assert len(gpu.trace) == 5
 
 
+LOCAL_HOPS_STRATEGIES = [Strategy(sync="async", hops=h, **b) for b in BALANCERS if b["balance"] != "merge_path"
+                         for h in (2, 16)] + [
+    Strategy(sync="async", hops=8, balance="warp_scan", dedup="warp_hash"),
+    Strategy(sync="async", hops=8, balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"})),
+    Strategy(sync="async", hops=8, balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
+
+
+@pytest.mark.parametrize("strategy", LOCAL_HOPS_STRATEGIES, ids=str)
+@pytest.mark.parametrize("spec", ["grid:40:50:0.8", "rgg:11", "kron:12", "road/malta_osm.gr.gz"])
+def test_block_local_hops(spec, strategy):
+    """Block-local hops (several levels per grid barrier, label-correcting) under every balancer: BFS distances and
+    the widest-path user program (a max program) equal the CPU's, on graphs of high and low diameter (kron's hubs
+    overflow a block's local queue into the global one)."""
+    g = gg.load(real_graph(spec) if "/" in spec else spec)
+    s = int(np.argmax(g.out_degree()))
+    same_bfs(g, s, strategy)
+    w = gg.load(spec + ":w") if "/" not in spec else g
+    values = np.full(w.num_vertices, -np.inf)
+    buffers = values.copy()
+    buffers[s] = np.inf
+    cpu = gg.run_program(WIDEST_PATH, w, values, buffers, [s], backend="cpu", strategy=strategy)
+    gpu = gg.run_program(WIDEST_PATH, w, values, buffers, [s], backend="cuda", strategy=strategy)
+    np.testing.assert_array_equal(gpu.values, cpu.values)
+
+
+@pytest.mark.parametrize("hops", [2, 8, 32])
+def test_block_local_hops_cut_grid_barriers(hops):
+    """From a corner of a 64 x 64 grid (eccentricity 126) a push with h hops needs about 127 / h grid barriers, not
+    127, and the distances are the hop counts."""
+    import cupy as cp
+
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("grid:64:64")
+    G, n = be.graph(g), g.num_vertices
+    values = np.full(n, np.inf)
+    buffers = values.copy()
+    buffers[0] = 0.0
+    state = be.program_state(G, BFS_PROGRAM, values, buffers, np.zeros(0))
+    start = Frontier.from_vertices(cp.asarray([0], dtype=cp.int32), n, dtype=cp.int32)
+    strategy = Strategy(sync="async", balance="vertex_group", group_size=4, hops=hops)
+    run = be.program_persistent(G, state, start, strategy, "push")
+    row, col = np.divmod(np.arange(n), 64)
+    np.testing.assert_array_equal(cp.asnumpy(state.value), row + col)
+    assert run.rounds <= -(-127 // hops) + 2 and run.rounds < 127
+
+
+def test_auto_bfs_on_a_high_diameter_graph_takes_local_hops():
+    """The auto controller gives a sparse graph's monotone traversal LOCAL_HOPS levels per grid barrier."""
+    from graphgear.engine.controller import LOCAL_HOPS
+
+    g = gg.load("grid:60:60")
+    gpu = gg.bfs(g, 0, backend="cuda")
+    assert all(f"hops={LOCAL_HOPS}" in row.strategy for row in gpu.trace)
+    np.testing.assert_array_equal(gpu.distances, gg.bfs(g, 0, backend="cpu").distances)
+
+
 @pytest.mark.parametrize("strategy", [Strategy(lookup="bitmask"), Strategy(lookup="bitmask", sync="async")], ids=str)
 def test_bitmask_lookup_marks_what_push_settled(strategy):
     """lookup=bitmask is its own path: push sets a visited bit for every vertex it settles and tests it before the

@@ -186,6 +186,24 @@ def test_sssp_bellman_ford_every_path(spec, strategy):
     same_sssp(load(spec), "bellman_ford", strategy)
 
 
+@pytest.mark.parametrize("strategy", [Strategy(sync="async", hops=8), Strategy(sync="async", balance="warp_scan", hops=32)],
+                         ids=str)
+@pytest.mark.parametrize("spec", ["grid:40:50:0.8:w", "kron:12:w", "rgg:11:w"])
+def test_sssp_block_local_hops(spec, strategy):
+    """Bellman-Ford pushed with several levels per grid barrier (label-correcting): the same distances and tree."""
+    same_sssp(load(spec), "bellman_ford", strategy)
+
+
+def test_near_far_takes_local_hops_on_a_high_diameter_graph():
+    """Near-far on the device expands LOCAL_HOPS levels per grid barrier inside each bucket of a sparse graph."""
+    from graphgear.engine.controller import LOCAL_HOPS
+
+    g = load("grid:40:50:0.8:w")
+    same_sssp(g, "delta_stepping", "auto")
+    gpu = gg.sssp(g, hub(g), backend="cuda")
+    assert f"hops={LOCAL_HOPS}" in gpu.trace.rows[0].strategy
+
+
 @pytest.mark.parametrize("delta,strategy", [(1.0, Strategy()), (1.0, Strategy(direction="pull", frontier="bitmap")),
                                             (1.0, Strategy(sync="async")), (np.inf, Strategy())], ids=str)
 def test_sssp_bucket_widths(delta, strategy):

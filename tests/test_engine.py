@@ -16,6 +16,7 @@ from conftest import WIDEST_PATH, widest_reference
 from graphgear.backends import get_backend
 from graphgear.backends.cpu.atomics import atomic_add, atomic_cas, atomic_fadd, atomic_max, atomic_min
 from graphgear.engine.controller import (
+    LOCAL_HOPS,
     FixedController,
     IterationInfo,
     IterativeController,
@@ -42,6 +43,7 @@ def valid_strategies(draw):
     while True:
         fields = {name: draw(st.sampled_from(values)) for name, values in CHOICES.items()}
         fields["supports"] = frozenset(draw(st.sets(st.sampled_from(["warp_gather", "block_gather", "supplementary_queues"]))))
+        fields["hops"] = draw(st.sampled_from([1, 2, 16]))
         try:
             return Strategy(**fields)
         except StrategyError:
@@ -69,6 +71,12 @@ def test_strategy_string_round_trip(s):
         ("direction", "key=value"),
         ("direction=push,direction=pull", "given twice"),
         ("supports=teleport", "supports=teleport"),
+        ("hops=4", "hops=4 runs several levels between grid barriers"),
+        ("sync=async,hops=0", "hops must be a whole number"),
+        ("sync=async,hops=many", "hops must be a whole number"),
+        ("sync=async,hops=8,direction=pull,frontier=bitmap", "direction=push"),
+        ("sync=async,hops=8,lookup=bitmask", "bitmask lookup"),
+        ("sync=async,hops=8,balance=merge_path", "merge_path"),
     ],
 )
 def test_impossible_or_malformed_strategies(text, words):
@@ -133,6 +141,39 @@ def test_algorithm_2_never_switches_on_sparse_graphs():
     for it in range(3):
         d = c.choose(info(it, 500, 2500, m=3000))
         assert d.strategy.path == "async-push-dd" and "delta" in d.reason
+
+
+def test_sparse_pass_of_a_monotone_program_takes_local_hops():
+    """On a high-diameter graph a monotone program's one async pass expands LOCAL_HOPS levels per grid barrier
+    (with status lookup, which label correcting needs); any other program's pass stays level-synchronous."""
+    base = Strategy(lookup="bitmask", balance="vertex_group", group_size=4)
+    monotone = TraversalController(base, 1000, 3000, monotone=True).choose(info(0, 1, 3, m=3000))
+    assert (monotone.strategy.hops, monotone.strategy.lookup, monotone.strategy.path) == (LOCAL_HOPS, "status", "async-push-dd")
+    assert f"{LOCAL_HOPS} levels per grid barrier" in monotone.reason
+    other = TraversalController(base, 1000, 3000).choose(info(0, 1, 3, m=3000))
+    assert other.strategy.hops == 1 and other.strategy.lookup == "bitmask"
+    dense = TraversalController(base, 1000, 30000, monotone=True).choose(info(0, 1, 30, m=30000))
+    assert dense.strategy.hops == 1
+
+
+def test_hops_need_a_monotone_program_and_a_program():
+    """Label correcting is refused to a program that does not declare itself monotone, and to a functor advance
+    (BC's level-synchronous forward phase); a monotone program's result is the same with hops (the CPU ignores them)."""
+    import dataclasses
+
+    g = gg.load("grid:12:12:0.9:w")
+    n = g.num_vertices
+    values = np.full(n, -np.inf)
+    buffers = values.copy()
+    buffers[0] = np.inf
+    hops = Strategy(sync="async", hops=4)
+    run = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cpu", strategy=hops)
+    np.testing.assert_array_equal(run.values, widest_reference(g, 0))
+    with pytest.raises(StrategyError, match="monotone=True"):
+        gg.run_program(dataclasses.replace(WIDEST_PATH, monotone=False), g, values, buffers, [0], backend="cpu",
+                       strategy=hops)
+    with pytest.raises(StrategyError, match="runs level by level"):
+        gg.betweenness_centrality(g, sources=[0], backend="cpu", strategy=hops)
 
 
 def test_algorithm_1_inspects_then_predicts():

@@ -337,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     run.add_argument("--strategy", default="auto", help="auto, static, adaptive, or a fixed strategy such as "
                      "'direction=pull,drive=topology' (fields: direction sync drive frontier balance group_size "
-                     "supports dedup lookup)")
+                     "supports dedup lookup hops)")
     run.add_argument("--trace", metavar="FILE.json", help="write the per-iteration trace as JSON")
     run.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported (default 1)")
     run.add_argument("--no-warmup", dest="warmup", action="store_false", help="time the first run (includes JIT compilation)")

@@ -10,6 +10,9 @@ A program keeps per vertex a value and a message buffer and defines
                     (AccumulateBuffer; atomic in push, a plain reduction in pull)
     settled         (value, params) -> bool: a settled vertex can no longer change, so data-driven pull skips it
     first_wins      pull may stop at the first sending in-neighbour (every sender carries the same message, as in BFS)
+    monotone        value and message only ever move the accumulate's way (min: down; max/or: up), as when compute
+                    keeps the better of value and buffer. Such a program's result does not depend on the order of
+                    updates, so the GPU may run it label-correcting: block-local hops on high-diameter graphs
 
 `run_program` runs a program with a controller choosing the path each round (push/pull x sync/async x data/topology)
 and records the trace. compute/edge/settled are `Functor`s: a numba function for the CPU and a CUDA C++ body for the
@@ -28,6 +31,7 @@ import numpy as np
 
 from .backends import get_backend
 from .engine.controller import IterationInfo, make_controller
+from .engine.strategy import require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
 from .frontier import Frontier
@@ -50,6 +54,7 @@ class VertexProgram:
     settled: Functor
     first_wins: bool = False
     skip_settled: bool = True
+    monotone: bool = False
 
     def __post_init__(self) -> None:
         if self.accumulate not in ACCUMULATE:
@@ -98,10 +103,12 @@ def run_program(
     G = be.graph(graph)
     n = graph.num_vertices
     state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64), copy=copy)
-    controller = make_controller(strategy, graph, program.kind)
+    controller = make_controller(strategy, graph, program.kind, monotone=program.monotone)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
         raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
+    if fixed is not None:
+        require_monotone(fixed, program)
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
     worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(active), n)
     rounds = 0

@@ -40,6 +40,7 @@ BFS_PROGRAM = VertexProgram(
     edge=Functor("bfs_edge", _edge, "return message + 1;"),
     settled=Functor("bfs_settled", _settled, "return value < GG_INF;"),
     first_wins=True,
+    monotone=True,
 )
 
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")

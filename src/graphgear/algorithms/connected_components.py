@@ -168,6 +168,7 @@ LABEL_PROPAGATION = VertexProgram(
     compute=APPLY_SMALLER,
     edge=Functor("cc_edge", _lp_edge, "return message;"),
     settled=Functor("cc_settled", _lp_settled, "return false;"),
+    monotone=True,
 )
 
 # What the GPU backend compiles for connected components (tests/test_cuda_sources.py builds each with nvcc): the

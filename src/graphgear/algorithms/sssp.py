@@ -188,6 +188,7 @@ BELLMAN_FORD = VertexProgram(
     name="sssp_bellman_ford", kind="traversal", accumulate="min", compute=APPLY_SMALLER,
     edge=Functor("sssp_add_weight", _add_weight, "return message + (double)weight;"),
     settled=Functor("sssp_never_settled", _never_settled, "return false;"),
+    monotone=True,
 )
 
 # What the GPU backend compiles for SSSP (tests/test_cuda_sources.py builds each with nvcc): functor, role, the state
@@ -319,8 +320,10 @@ def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
 def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strategy: Any) -> tuple[Any, Trace]:
     """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
-    round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1)."""
-    from ..engine.controller import configuration_table
+    round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
+    high-diameter graph several levels per grid barrier (Strategy.hops: label-correcting inside the bucket)."""
+    from ..backends import high_diameter
+    from ..engine.controller import configuration_table, label_correcting
 
     xp = be.xp
     n = graph.num_vertices
@@ -330,6 +333,8 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0))
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
+    if high_diameter(graph.num_arcs, n):
+        base = label_correcting(base)
     source = Frontier.from_vertices(xp.asarray([s], dtype=np.int32), n, dtype=np.int32)
     run = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width)
     trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))

@@ -28,6 +28,11 @@ dedup       none, warp_hash (after frontier load, warp level: __match_any_sync),
             (test-and-set on emission: exact, costly)
 lookup      status   plain status array
             bitmask  one visited bit per vertex (L2-resident; good with random vertex labels)
+hops        1        level-synchronous: a barrier (or a grid barrier inside the persistent kernel) after every level
+            h > 1    sync=async push of a monotone vertex program: each GPU block expands what it found itself for h
+                     levels, with only block barriers between them, before the grid barrier (SEP-Graph's async:
+                     updates visible at once; label-correcting, so the result is the same). For high-diameter graphs,
+                     where a level is a few thousand vertices and costs its chain of memory accesses plus a barrier
 
 On the CPU backend direction, sync and drive take effect; the GPU-only fields are validated and recorded in the trace.
 """
@@ -35,11 +40,12 @@ On the CPU backend direction, sync and drive take effect; the GPU-only fields ar
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from numbers import Integral
 from typing import Any
 
 from ..errors import StrategyError
 
-__all__ = ["Strategy", "CHOICES", "parse_strategy"]
+__all__ = ["Strategy", "CHOICES", "MAX_HOPS", "parse_strategy", "require_level_synchronous", "require_monotone"]
 
 CHOICES: dict[str, tuple[Any, ...]] = {
     "direction": ("push", "pull"),
@@ -52,6 +58,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "lookup": ("status", "bitmask"),
 }
 SUPPORTS = ("warp_gather", "block_gather", "supplementary_queues")
+MAX_HOPS = 1024  # levels per grid barrier (Strategy.hops)
 DENSE_FRONTIERS = ("bitmap", "boolmap")
 QUEUE_FRONTIERS = ("vertex_queue", "edge_queue")
 
@@ -72,6 +79,7 @@ class Strategy:
     supports: frozenset[str] = field(default_factory=frozenset)
     dedup: str = "none"
     lookup: str = "status"
+    hops: int = 1
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -84,6 +92,9 @@ class Strategy:
         if unknown:
             raise StrategyError(f"supports={'+'.join(sorted(unknown))} is not among {', '.join(SUPPORTS)}")
         object.__setattr__(self, "supports", supports)
+        if isinstance(self.hops, bool) or not isinstance(self.hops, Integral) or not 1 <= self.hops <= MAX_HOPS:
+            raise StrategyError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {self.hops!r}")
+        object.__setattr__(self, "hops", int(self.hops))
         self._check_combination()
 
     def _check_combination(self) -> None:
@@ -100,6 +111,15 @@ class Strategy:
                                 "balance=vertex_group, twc or warp_scan")
         if self.balance != "vertex_group" and self.group_size != 32:
             raise StrategyError(f"group_size applies to balance=vertex_group only, not balance={self.balance}")
+        if self.hops > 1 and (self.sync, self.direction, self.drive) != ("async", "push", "data"):
+            raise StrategyError(f"hops={self.hops} runs several levels between grid barriers of an async data-driven push: "
+                                f"it needs sync=async, direction=push, drive=data (got {self.path})")
+        if self.hops > 1 and self.lookup == "bitmask":
+            raise StrategyError(f"hops={self.hops} is label-correcting: a vertex may improve after its first visit, "
+                                "which bitmask lookup (a visited bit, final at first) cannot express; use lookup=status")
+        if self.hops > 1 and self.balance == "merge_path":
+            raise StrategyError(f"hops={self.hops} needs the persistent kernel, which merge_path (its scan needs the host "
+                                "between levels) does not have")
 
     # ------------------------------------------------------------------------------------------------------ forms
     @classmethod
@@ -154,6 +174,22 @@ class Strategy:
         return {f.name: sorted(getattr(self, f.name)) if f.name == "supports" else getattr(self, f.name) for f in fields(self)}
 
 
+def require_level_synchronous(strategy: Strategy, operator: str) -> None:
+    """StrategyError when a strategy asks for block-local hops where they cannot run: a functor advance expands
+    level by level (BC's path counts rely on it); hops are for monotone vertex programs (run_program)."""
+    if strategy.hops > 1:
+        raise StrategyError(f"{operator} runs level by level: hops={strategy.hops} applies to monotone vertex programs "
+                            "(run_program), not here; use hops=1")
+
+
+def require_monotone(strategy: Strategy, program: Any) -> None:
+    """StrategyError when block-local hops (label-correcting) are asked of a vertex program that does not declare
+    its value and message monotone (VertexProgram.monotone): its result could depend on the order of updates."""
+    if strategy.hops > 1 and not getattr(program, "monotone", False):
+        raise StrategyError(f"hops={strategy.hops} runs label-correcting, which needs a monotone vertex program (value and "
+                            f"message moving one way); {getattr(program, 'name', program)!r} does not declare monotone=True")
+
+
 _DEFAULT = Strategy()
 _WITH_CACHE: dict[tuple, Strategy] = {}  # with_ results by (strategy, changes)
 _WITH_CACHE_SIZE = 4096
@@ -178,9 +214,10 @@ def parse_strategy(text: str) -> Strategy:
             raise StrategyError(f"strategy {text!r}: unknown field {key!r}; fields: {', '.join(_names())}")
         if key in values:
             raise StrategyError(f"strategy {text!r}: {key} given twice")
-        if key == "group_size":
+        if key in ("group_size", "hops"):
             if not value.isdigit():
-                raise StrategyError(f"strategy {text!r}: group_size must be one of 1, 4, 16, 32, got {value!r}")
+                wanted = "one of 1, 4, 16, 32" if key == "group_size" else f"a whole number from 1 to {MAX_HOPS}"
+                raise StrategyError(f"strategy {text!r}: {key} must be {wanted}, got {value!r}")
             values[key] = int(value)
         elif key == "supports":
             values[key] = frozenset(value.split("+"))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import cpu_function
@@ -87,6 +88,7 @@ class CpuBackend:
     # --------------------------------------------------------------------------------------------------- advance
     def advance(self, G: CpuGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
         """Push from the frontier's vertices over their out-edges; returns the activated vertices."""
+        require_level_synchronous(strategy, "advance")
         f = cpu_function(functor)
         n = G.num_vertices
         if strategy.sync == "async":

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...engine.strategy import require_level_synchronous, require_monotone
 from ...errors import BackendError, StrategyError
 from .. import high_diameter
 from ...frontier import Frontier
@@ -224,6 +225,7 @@ class CudaBackend:
 
     def advance(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
         """Push from the frontier over out-edges with the strategy's load balancer; returns the activated vertices."""
+        require_level_synchronous(strategy, "advance")
         if strategy.sync == "async" and strategy.balance != "merge_path":
             return self._advance_persistent(G, frontier, functor, strategy, state)
         module = self._functor_module(functor, "advance", state)
@@ -648,7 +650,8 @@ class CudaBackend:
         needs the host), pull groups of the strategy's group size (vertex_group) or 1. Output queues are exact (claim
         bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
         persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
-        max_rounds), since the far pile lives on the device.
+        max_rounds), since the far pile lives on the device. strategy.hops > 1 (a monotone program's push) expands
+        that many levels per grid barrier (block-local hops): the rounds then count grid barriers, not levels.
         """
         if delta > 0 and max_rounds < (1 << 30):
             raise StrategyError("near-far runs to the end: max_rounds cannot stop it")
@@ -666,16 +669,21 @@ class CudaBackend:
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
         gather = strategy.supports & {"block_gather", "supplementary_queues"}
         huge = self.grid_gather_degree if gather and strategy.direction == "push" else 1 << 62
+        hops = strategy.hops if mode == "push" else 1
+        require_monotone(strategy, s.program)
+        if hops > 1 and max_rounds < (1 << 30):
+            raise StrategyError(f"hops={hops} runs several levels a round: max_rounds cannot count levels")
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
-        # without hubs to gather grid-wide
-        fused = mode == "push" and s.monoid != MONOIDS["sum"] and not gather
+        # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
+        fused = mode == "push" and s.monoid != MONOIDS["sum"] and (
+            hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
         alpha, beta, unexplored = rules
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
                 s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
                 np.int32(supports), np.int64(huge), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
                 np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
-                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.float64(delta),
+                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.int32(hops), np.float64(delta),
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
                 self._lookup(s, strategy), s.params)
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)

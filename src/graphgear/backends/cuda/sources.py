@@ -188,14 +188,15 @@ PERSISTENT_PULL_GROUPS = (1, 4, 16, 32)
 
 
 def _expand_struct(balancer: str) -> str:
-    """struct GGExpand: one advance load balancer behind a common call, with the prepare hook (kernels/advance.cuh)."""
+    """struct GGExpand: one advance load balancer behind a common call, with the prepare hook and the team that shares
+    its loops (the grid, or one block for block-local hops; kernels/advance.cuh)."""
     if balancer not in ADVANCE_BODIES or balancer in ("adv_merge_path", "adv_mask"):
         raise StrategyError(f"no persistent kernel for the {balancer} expansion")
     return (
-        "struct GGExpand {\n    template <class F, class L>\n"
+        "struct GGExpand {\n    template <class F, class L, class T = GGGrid>\n"
         "    __device__ static void run(const i64* offsets, const int* indices, const float* weights, int weighted, "
-        "const int* queue, int qsize, F f, GGOut out, int supports, L prepare) {\n"
-        f"        {ADVANCE_BODIES[balancer][:-2]}, prepare);\n    }}\n}};\n"
+        "const int* queue, int qsize, F f, GGOut out, int supports, L prepare, T team = T()) {\n"
+        f"        {ADVANCE_BODIES[balancer][:-2]}, prepare, team);\n    }}\n}};\n"
     )
 
 
@@ -232,13 +233,13 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "double* value, double* buffer, double* message, int monoid, int first_wins, int skip_settled, int supports, "
         "i64 huge, int qsize, int max_rounds, int mode, double alpha, double beta, double unexplored, int* qa, int* qb, int* sa, "
         "int* sb, int* ha, int* hb, u32* counters, u64* edges, u32* claim_bits, u32* active_bits, u32* barrier, int* status, i64* log, "
-        "int log_rows, int fused, double delta, double threshold, int* fa, int* fb, u32* far_bits, u32* far_n, "
+        "int log_rows, int fused, int hops, double delta, double threshold, int* fa, int* fb, u32* far_bits, u32* far_n, "
         "u32* refill_n, u64* min_key, u32* visited, const double* params) {\n"
         "    GGPersistentState st{{qa, qb}, {sa, sb}, {ha, hb}, counters, edges, claim_bits, (n + 31) / 32 + 1, "
         "active_bits, barrier, status, log, log_rows, delta, {fa, fb}, far_bits, far_n, refill_n, min_key, visited};\n"
         "    if (fused) {\n"
         "        gg_fused_rounds<GGP, GGExpand>(offsets, indices, weights, weighted, value, buffer, message, monoid, "
-        "supports, qsize, max_rounds, threshold, st, GGP{params});\n"
+        "supports, qsize, max_rounds, threshold, hops, st, GGP{params});\n"
         "        return;\n    }\n"
         "    GGRules rules{mode, alpha, beta, unexplored};\n"
         f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(offsets, indices, weights, weighted, t_offsets, "

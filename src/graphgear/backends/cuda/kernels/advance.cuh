@@ -20,6 +20,8 @@
 // returns u to expand it or -1 to skip it; the persistent kernel's fused rounds run compute() there. Every lane of a
 // warp calls it (u = -1 past the end of the queue), so it may use warp-wide intrinsics.
 // Every kernel body uses a grid-stride loop whose trip count is uniform within a block (block-wide barriers inside).
+// T (vertex_group, twc, warp_scan, three_stage) names who shares that loop: GGGrid, or GGBlockTeam for one block
+// working alone on a block-local queue (common.cuh).
 #pragma once
 #include "common.cuh"
 
@@ -120,14 +122,15 @@ __device__ __forceinline__ int gg_load_entry(const i64* offsets, const int* queu
     return u;
 }
 
-template <int G, class F, class L = GGKeep>
+template <int G, class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                        const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L()) {
+                                        const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
+                                        T team = T()) {
     const int lane = gg_lane();
-    const int stride = gridDim.x * blockDim.x;
-    for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
+    const int stride = T::blocks() * blockDim.x;
+    for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
         i64 start, end;
-        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, out, start, end);
+        const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports, prepare, out, start, end);
         gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         // G lanes per vertex: 32 / G vertices per round, G rounds cover the warp's 32 vertices
         #pragma unroll 1
@@ -144,26 +147,27 @@ __device__ void gg_advance_vertex_group(const i64* offsets, const int* indices, 
     }
 }
 
-template <class F, class L = GGKeep>
+template <class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_twc(const i64* offsets, const int* indices, const float* weights, int weighted,
-                               const int* queue, int qsize, F f, GGOut out, int dedup, L prepare = L()) {
+                               const int* queue, int qsize, F f, GGOut out, int dedup, L prepare = L(), T team = T()) {
     // CTA bin, warp bin, thread bin: the vertex_group<1> kernel with both gathering supports is exactly TWC.
-    gg_advance_vertex_group<1, F, L>(offsets, indices, weights, weighted, queue, qsize, f, out,
-                                     GG_WARP_GATHER | GG_BLOCK_GATHER | dedup, prepare);
+    gg_advance_vertex_group<1, F, L, T>(offsets, indices, weights, weighted, queue, qsize, f, out,
+                                        GG_WARP_GATHER | GG_BLOCK_GATHER | dedup, prepare, team);
 }
 
-template <class F, class L = GGKeep>
+template <class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                     const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L()) {
+                                     const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
+                                     T team = T()) {
     __shared__ int s_u[GG_BLOCK];
     __shared__ i64 s_start[GG_BLOCK];
     __shared__ i64 s_excl[GG_BLOCK];
     const int lane = gg_lane();
     const int wbase = threadIdx.x & ~31;
-    const int stride = gridDim.x * blockDim.x;
-    for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
+    const int stride = T::blocks() * blockDim.x;
+    for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
         i64 start, end;
-        const int u = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, supports, prepare, out, start, end);
+        const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports, prepare, out, start, end);
         if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
         const i64 degree = end - start;
         i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
@@ -225,15 +229,15 @@ __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, co
     }
 }
 
-template <class F, class L = GGKeep>
+template <class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                       const int* queue, int qsize, F f, GGOut out, L prepare = L()) {
+                                       const int* queue, int qsize, F f, GGOut out, L prepare = L(), T team = T()) {
     __shared__ int s_u[64];
     __shared__ i64 s_start[64];
     __shared__ i64 s_deg[64];
     const int lane = gg_lane();
     const int warp = threadIdx.x >> 5;
-    for (int base = blockIdx.x * 64; base < qsize; base += gridDim.x * 64) {
+    for (int base = T::rank() * 64; base < qsize; base += T::blocks() * 64) {
         if (threadIdx.x < 64) {
             i64 start, end;  // no dedup here (its block barriers need every thread)
             s_u[threadIdx.x] = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, 0, prepare, out, start, end);

@@ -25,6 +25,22 @@ typedef unsigned int u32;
 
 __device__ __forceinline__ int gg_lane() { return threadIdx.x & 31; }
 
+// Who shares a load balancer's grid-stride loops: the whole grid (every launch), or one block alone (the persistent
+// kernel's block-local hops, kernels/persistent.cuh). The balancers take it as a trailing argument. slot(t) is the
+// queue entry (within a stretch of blockDim) that thread t loads: in order for the grid (coalesced loads); dealt
+// round-robin to the warps for a block, whose queues are short (a few dozen entries): then every warp gets some, and a
+// group of G lanes expands each, in one step where G covers the degree, instead of one warp taking them all in turns.
+struct GGGrid {
+    __device__ static __forceinline__ int blocks() { return gridDim.x; }
+    __device__ static __forceinline__ int rank() { return blockIdx.x; }
+    __device__ static __forceinline__ int slot(int t) { return t; }
+};
+struct GGBlockTeam {
+    __device__ static __forceinline__ int blocks() { return 1; }
+    __device__ static __forceinline__ int rank() { return 0; }
+    __device__ static __forceinline__ int slot(int t) { return (t & 31) * (int)(blockDim.x >> 5) + (t >> 5); }
+};
+
 // Warp-aggregated append (SEP-Graph "warp appending", Busato "warp gathering" of outputs): the lanes that have an
 // item ballot, the first of them reserves room for all with one atomicAdd, and each writes at its rank.
 __device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue, u32* counter) {
@@ -109,11 +125,27 @@ struct GGOut {
     i64 huge = 0;
     const i64* out_offsets = nullptr;  // null, or the CSR offsets: the out-degrees of the queued vertices are summed
     u64* edge_sum = nullptr;           // here (the next push's work, read with the queue's length: no second read)
+    int* spill = nullptr;      // mode 3: a block's local queue (queue, counter in shared memory) of `capacity`
+    u32* spill_count = nullptr;  // entries; what does not fit goes to the global queue spill, claimed in dedup_bits
+    u32 capacity = 0;
 };
 
 __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
     if (out.mode == 2) {
         if (active) out.mask[v] = 1;
+        return;
+    }
+    if (out.mode == 3) {  // block-local queue (no duplicate removal: a vertex is queued once per improvement)
+        const u32 mask = __activemask();
+        const u32 ballot = __ballot_sync(mask, active);
+        if (ballot == 0) return;
+        const int leader = __ffs(ballot) - 1;
+        u32 base = 0;
+        if (gg_lane() == leader) base = atomicAdd(out.counter, (u32)__popc(ballot));
+        const u32 slot = __shfl_sync(mask, base, leader) + __popc(ballot & ((1u << gg_lane()) - 1u));
+        if (active && slot < out.capacity) out.queue[slot] = v;
+        const bool spill = active && slot >= out.capacity;
+        gg_warp_append(spill && gg_claim_bit(out.dedup_bits, v), v, out.spill, out.spill_count);
         return;
     }
     bool take = active && (out.mode == 0 || gg_claim_bit(out.dedup_bits, v));

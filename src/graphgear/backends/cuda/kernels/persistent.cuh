@@ -216,6 +216,8 @@ struct GGRules {
 // vertex while it computes is not lost: the vertex is claimed for the next round (claims alternate between two
 // bitmaps by round parity, so clearing this round's entries never erases a new claim), and a buffer the compute
 // changed is written back only if no contribution came in between (compare-and-swap).
+// With block-local hops (coherent) a vertex may be computed by two blocks at once, so its state is read from L2 and
+// its value and message only ever move the monoid's way (atomic min/max): the last writer cannot undo a better result.
 template <class P>
 struct GGFusedCompute {
     const i64* offsets;
@@ -229,6 +231,8 @@ struct GGFusedCompute {
     const GGPersistentState* st;  // near-far: the far pile
     int pile;
     double threshold;
+    int monoid;
+    int coherent;
     __device__ __forceinline__ int operator()(int u) const {
         bool send = false;
         u32 degree = 0;
@@ -236,14 +240,16 @@ struct GGFusedCompute {
         if (gg_defer(*st, pile, threshold, u, buffer)) u = -1;
         if (u >= 0) {
             const i64 d = offsets[u + 1] - offsets[u];
-            const double before = buffer[u];
-            double val = value[u], buf = before, msg;
+            const double before = coherent ? __ldcg(buffer + u) : buffer[u];
+            double val = coherent ? __ldcg(value + u) : value[u], buf = before, msg;
             p.compute(val, buf, d, msg, send);
-            value[u] = val;
+            if (coherent) gg_keep_better(monoid, value + u, val);
+            else value[u] = val;
             if (__double_as_longlong(buf) != __double_as_longlong(before))
                 atomicCAS((unsigned long long*)(buffer + u), (unsigned long long)__double_as_longlong(before),
                           (unsigned long long)__double_as_longlong(buf));
-            message[u] = msg;
+            if (coherent) gg_keep_better(monoid, message + u, msg);
+            else message[u] = msg;
             if (send) degree = d < 0xffffffffll ? (u32)d : 0xffffffffu;
         }
         const u32 mask = __activemask();
@@ -257,11 +263,23 @@ struct GGFusedCompute {
     }
 };
 
+// Block-local hops (SEP-Graph's async: updates visible at once, no barrier between them), for monotone programs on
+// high-diameter graphs where a round is a few thousand vertices and its cost the chain of dependent memory accesses
+// plus the grid barrier: each block keeps what its share of the worklist activates in a shared-memory queue of
+// GG_LOCAL_QUEUE entries and expands it again, `hops` levels in all, with only block barriers between them; the
+// grid barrier then comes once per `hops` levels. What does not fit, and what is left after the last hop, goes to the
+// global worklist (claimed: exact). Label-correcting: a vertex reached first by a longer path is improved later and
+// sent again, so the result is the same, the work a little more.
+#define GG_LOCAL_QUEUE 2048
+
 template <class P, class Expand>
 __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const float* weights, int weighted,
                                 double* value, double* buffer, double* message, int monoid, int supports, int qsize,
-                                int max_rounds, double threshold, GGPersistentState st, P p) {
+                                int max_rounds, double threshold, int hops, GGPersistentState st, P p) {
+    __shared__ int s_local[2][GG_LOCAL_QUEUE];
+    __shared__ u32 s_count[2];
     volatile int* status = st.status;
+    const int coherent = hops > 1;
     int in = 0;
     int r = 0;
     int pile = 0, changes = 0;
@@ -272,10 +290,45 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
         gg_reset_next_slot(st, r);
         if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) st.log[(i64)r * GG_LOG_FIELDS + 4] = (i64)gg_globaltimer();
         GGFusedCompute<P> prepare{offsets, value, buffer, message, st.claim_bits + ((r + 1) & 1) * st.words,
-                                  &counters[0], &st.edges[slot], p, &st, pile, threshold};
-        GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
-        GGOut out{st.queue[in ^ 1], &counters[1], st.claim_bits + (r & 1) * st.words, nullptr, 1};
-        Expand::run(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports, prepare);
+                                  &counters[0], &st.edges[slot], p, &st, pile, threshold, monoid, coherent};
+        GGProgramPush<P> f{message, buffer, monoid, p, st.visited, coherent};
+        u32* claim = st.claim_bits + (r & 1) * st.words;
+        if (hops <= 1) {
+            GGOut out{st.queue[in ^ 1], &counters[1], claim, nullptr, 1};
+            Expand::run(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports, prepare, GGGrid{});
+        } else {
+            if (threadIdx.x < 2) s_count[threadIdx.x] = 0;
+            __syncthreads();
+            int cur = 0;
+            for (int h = 0; h < hops; ++h) {  // hop 0 expands the block's share of the worklist, later hops its own finds
+                GGOut local{s_local[cur ^ (h > 0)], &s_count[cur ^ (h > 0)], claim, nullptr, 3};
+                local.spill = st.queue[in ^ 1];
+                local.spill_count = &counters[1];
+                local.capacity = GG_LOCAL_QUEUE;
+                if (h == 0) {  // an even share of the worklist for every block (a grid-stride share would give all
+                    // of a small worklist to the first blocks)
+                    const int share = (qsize + gridDim.x - 1) / gridDim.x;
+                    const int first = min(qsize, (int)blockIdx.x * share);
+                    Expand::run(offsets, indices, weights, weighted, st.queue[in] + first, min(share, qsize - first), f,
+                                local, supports, prepare, GGBlockTeam{});
+                } else {
+                    const int size = min(s_count[cur], (u32)GG_LOCAL_QUEUE);
+                    if (size == 0) break;  // the same for every thread of the block
+                    Expand::run(offsets, indices, weights, weighted, s_local[cur], size, f, local, supports, prepare,
+                                GGBlockTeam{});
+                    cur ^= 1;
+                }
+                __syncthreads();  // the hop's finds and their count are complete
+                if (h + 1 < hops && threadIdx.x == 0) s_count[cur ^ 1] = 0;  // the next hop's output
+                __syncthreads();
+            }
+            const int left = min(s_count[cur], (u32)GG_LOCAL_QUEUE);
+            for (int base = 0; base < left; base += blockDim.x) {  // the last hop's finds join the global worklist
+                const int i = base + threadIdx.x;
+                const int v = i < left ? s_local[cur][i] : -1;
+                gg_warp_append(v >= 0 && gg_claim_bit(claim, v), v, st.queue[in ^ 1], &counters[1]);
+            }
+        }
         if (!gg_grid_sync(st.barrier, status)) return;
         if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) {
             i64* row = st.log + (i64)r * GG_LOG_FIELDS;

@@ -15,6 +15,12 @@ __device__ __forceinline__ bool gg_improves(int monoid, double old, double c) {
     return monoid == GG_MIN ? c < old : monoid == GG_SUM ? c != 0.0 : c > old;
 }
 
+// Keep the better of *address and c under a min or max monoid (or counts as max), atomically.
+__device__ __forceinline__ void gg_keep_better(int monoid, double* address, double c) {
+    if (monoid == GG_MIN) gg_atomic_min(address, c);
+    else gg_atomic_max(address, c);
+}
+
 __device__ __forceinline__ bool gg_accumulate(int monoid, double* buffer, double c) {
     if (monoid == GG_SUM) {
         if (c == 0.0) return false;
@@ -44,6 +50,8 @@ __device__ void gg_program_compute(const int* vertices, int count, const i64* of
 // Bitmask lookup (Busato & Bombieri; a first-wins traversal such as BFS, whose first value is final): `visited` holds
 // one bit per vertex set when its buffer is first set, and is tested before the 8-byte status read -- 64x less data
 // to keep in cache on a randomly labelled graph. Null: status lookup (the buffer itself).
+// coherent: read message[u] from L2 (block-local hops, where another block may have improved it since this SM cached
+// it; kernels/persistent.cuh).
 template <class P>
 struct GGProgramPush {
     const double* message;
@@ -51,9 +59,10 @@ struct GGProgramPush {
     int monoid;
     P p;
     u32* visited = nullptr;
+    int coherent = 0;
     __device__ __forceinline__ bool operator()(int u, int v, float w) const {
         if (visited && gg_test_bit(visited, v)) return false;
-        const double c = p.edge(message[u], w);
+        const double c = p.edge(coherent ? __ldcg(message + u) : message[u], w);
         if (!gg_improves(monoid, buffer[v], c)) return false;
         if (!gg_accumulate(monoid, buffer + v, c)) return false;
         if (visited) atomicOr(&visited[v >> 5], 1u << (v & 31));
