@@ -45,7 +45,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..backends import get_backend
+from ..backends import get_backend, high_diameter
 from ..backends.cpu.atomics import atomic_add, atomic_cas, atomic_min, float_bits
 from ..engine.controller import IterationInfo, TraversalController, make_controller
 from ..engine.strategy import Strategy
@@ -64,10 +64,13 @@ __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
 METHODS = ("auto", "delta_stepping", "bellman_ford")
 SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
 ASYNC_SCALE = 8.0  # Delta = ASYNC_SCALE * mean weight for async paths
-# the GPU's persistent near-far: Delta = DEVICE_DELTA_SCALE * the async width. Measured on an H200 (median of 5
-# sources): grid:2048:2048:w 106 / 84 / 71 / 63 / 59 / 62 ms at 0.25 / 0.5 / 1 / 2 / 4 / 16x; kron:21:w 14.0-15.2 ms
-# at every scale (its cost is the hubs, not the buckets). A round costs a grid barrier whatever its size, so a wider
-# bucket that keeps the device busy wins until re-relaxation takes over.
+# the GPU's persistent near-far on a high-diameter graph: Delta = DEVICE_DELTA_SCALE * the async width. Measured on an
+# H200 (median of 5 sources): grid:2048:2048:w 106 / 84 / 71 / 63 / 59 / 62 ms at 0.25 / 0.5 / 1 / 2 / 4 / 16x (before
+# block-local hops; with them 31 / 18.8 / 17.9 / 17.5 / 18.3 ms at Delta 256 / 1024 / 2048 / 4109 / 8192). A round
+# costs a grid barrier whatever its size, so a wider bucket that keeps the device busy wins until re-relaxation takes
+# over. On a low-diameter graph the sync width (Meyer & Sanders) instead: kron:21:w 15.8 / 11.0 / 8.8 / 8.3 / 8.8 / 8.9
+# / 9.2 / 10.6 ms at Delta 2 / 4 / 8 / 16 / 32 / 64 / 128 / 512 (16.9 by the rule), 11.0 at the async rule's 4054
+# (1.2|E| relaxations at 16 against 3.5|E|).
 DEVICE_DELTA_SCALE = 4.0
 PULL_ALPHA = 0.1  # SEP-Graph Algorithm 2's alpha for SSSP (the paper's 15 is BFS's; see the module notes)
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
@@ -271,6 +274,15 @@ def default_delta(graph: Any, mean: float, positive: float, sync: str = "sync") 
     return max(width, positive)
 
 
+def device_delta(graph: Any, mean: float, positive: float) -> float:
+    """The bucket width of near-far in the GPU's persistent kernel: DEVICE_DELTA_SCALE times the async width on a
+    high-diameter graph (thousands of small rounds: wide buckets keep the device busy), the sync width (Meyer &
+    Sanders) on a low-diameter one (few, large rounds: narrow buckets save re-relaxations)."""
+    if high_diameter(graph.num_arcs, graph.num_vertices):
+        return default_delta(graph, mean, positive, "async") * DEVICE_DELTA_SCALE
+    return default_delta(graph, mean, positive, "sync")
+
+
 # ------------------------------------------------------------------------------------------------------ algorithm
 def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",
          strategy: Any = "auto") -> SSSPResult:
@@ -296,7 +308,7 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, graph, s, strategy)
     elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
-        width = delta or default_delta(graph, mean, positive, "async") * DEVICE_DELTA_SCALE
+        width = delta or device_delta(graph, mean, positive)
         dist, trace = near_far_on_device(be, G, graph, s, width, strategy)
     else:
         dist, trace = delta_stepping(be, G, graph, s, delta, mean, positive, strategy)
@@ -322,7 +334,6 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
     high-diameter graph several levels per grid barrier (Strategy.hops: label-correcting inside the bucket)."""
-    from ..backends import high_diameter
     from ..engine.controller import configuration_table, label_correcting
 
     xp = be.xp
