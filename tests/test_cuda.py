@@ -395,6 +395,29 @@ def test_block_local_hops_cut_grid_barriers(hops):
     assert run.rounds <= -(-127 // hops) + 2 and run.rounds < 127
 
 
+@pytest.mark.parametrize("spec", ["rmat:10:8:w", "grid:20:20"])
+def test_hubs_first_csc_orders_each_row_by_source_degree(spec):
+    """First-wins pulls read a CSC whose rows list their sources by decreasing out-degree, ties by id: the same
+    arcs (with their weights) as the id-ordered CSC, which stays as it was for the smallest-id parent passes."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    g = gg.load(spec)
+    G = get_backend("cuda").graph(g)
+    offsets, indices, weights = (cp.asnumpy(a) for a in G.csc())
+    h_offsets, h_indices, h_weights = (cp.asnumpy(a) for a in G.csc_hubs_first())
+    degree = g.out_degree()
+    np.testing.assert_array_equal(h_offsets, offsets)
+    for v in range(g.num_vertices):
+        a, b = offsets[v], offsets[v + 1]
+        want = sorted(range(a, b), key=lambda k: (-degree[indices[k]], indices[k]))
+        np.testing.assert_array_equal(h_indices[a:b], indices[want])
+        if g.weighted:
+            np.testing.assert_array_equal(h_weights[a:b], weights[want])
+    assert np.all(np.diff(indices[offsets[5]:offsets[6]]) >= 0)  # csc() still in id order
+
+
 def test_auto_bfs_on_a_high_diameter_graph_takes_local_hops():
     """The auto controller gives a sparse graph's monotone traversal LOCAL_HOPS levels per grid barrier."""
     from graphgear.engine.controller import LOCAL_HOPS

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...engine.strategy import require_level_synchronous, require_monotone
-from ...errors import BackendError, StrategyError
+from ...errors import BackendError, DeviceMemoryError, StrategyError
 from .. import high_diameter
 from ...frontier import Frontier
 from . import runtime as rt
@@ -61,6 +61,7 @@ class CudaGraph:
     num_vertices: int
     num_arcs: int
     _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
+    _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     reduce_plans: dict = field(default_factory=dict, repr=False)  # neighbor_reduce's ReducePlan, by direction
 
@@ -73,6 +74,28 @@ class CudaGraph:
             self._csc = (cp.asarray(t_offsets), cp.asarray(t_indices),
                          cp.asarray(t_weights) if t_weights is not None else self.weights)
         return self._csc
+
+    def csc_hubs_first(self) -> tuple[Any, Any, Any]:
+        """The in-edge CSC with each row's sources in decreasing out-degree (ties in id order), for first-wins pulls
+        (bottom-up BFS): they stop at the first in-neighbour in the frontier, and a hub is the likeliest to be there.
+        The first bottom-up round of a kron:21 BFS scans 5.2M in-edges instead of 11.7M (H200: 457 -> 275 us). A
+        copy beside csc(), whose id order the smallest-id parent passes rely on; csc() itself where the device has
+        no room for it."""
+        if self._csc_hubs_first is None:
+            cp = cupy()
+            t_offsets, t_indices, t_weights = self.csc()
+            arcs = int(t_indices.size)
+            weighted = t_weights.size == arcs and arcs > 0
+            try:
+                rt.check_free_memory(28 * arcs + (4 * arcs if weighted else 0), "the hubs-first in-edge CSC")
+            except DeviceMemoryError:
+                return self.csc()
+            top = int(self.out_degree.max()) if arcs else 0
+            rows = cp.repeat(cp.arange(self.num_vertices, dtype=cp.int64), cp.diff(t_offsets))
+            order = cp.argsort(rows * (top + 1) + (top - self.out_degree[t_indices].astype(cp.int64)))  # stable
+            del rows
+            self._csc_hubs_first = (t_offsets, t_indices[order], t_weights[order] if weighted else t_weights)
+        return self._csc_hubs_first
 
 
 @dataclass
@@ -566,7 +589,7 @@ class CudaBackend:
             push = strategy.with_(dedup="atomic") if strategy.frontier in ("vertex_queue", "edge_queue") and strategy.drive == "data" else strategy
             tail = (s.message, s.buffer, np.int32(s.monoid), s.params, self._lookup(s, strategy))
             return self._advance_level(G, senders, s.module, push, (), program_args=tail), edges
-        t_offsets, t_indices, t_weights = G.csc()
+        t_offsets, t_indices, t_weights = G.csc_hubs_first() if s.first_wins else G.csc()
         group = strategy.group_size if strategy.balance == "vertex_group" else 1
         next_mask = cp.zeros(n, dtype=cp.uint8)
         bits = self._bits(G, senders)
@@ -665,7 +688,8 @@ class CudaBackend:
         qsize = int(vertices.size)
         B.queues[0][:qsize] = vertices  # converted to int32 by the copy
         B.control.fill(0)
-        t_offsets, t_indices, t_weights = G.csc() if mode != "push" else (G.offsets, G.indices, G.weights)
+        t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
+                                           else (G.offsets, G.indices, G.weights))
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
         gather = strategy.supports & {"block_gather", "supplementary_queues"}
         huge = self.grid_gather_degree if gather and strategy.direction == "push" else 1 << 62
