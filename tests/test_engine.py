@@ -22,6 +22,7 @@ from graphgear.engine.controller import (
     IterativeController,
     TraversalController,
     configuration_table,
+    hop_friendly,
     make_controller,
 )
 from graphgear.engine.strategy import CHOICES, Strategy
@@ -143,17 +144,28 @@ def test_algorithm_2_never_switches_on_sparse_graphs():
         assert d.strategy.path == "async-push-dd" and "delta" in d.reason
 
 
-def test_sparse_pass_of_a_monotone_program_takes_local_hops():
-    """On a high-diameter graph a monotone program's one async pass expands LOCAL_HOPS levels per grid barrier
-    (with status lookup, which label correcting needs); any other program's pass stays level-synchronous."""
+def test_sparse_pass_with_hops():
+    """A sparse graph's one async pass expands `hops` levels per grid barrier when given (with status lookup, which
+    label correcting needs); without, it stays level-synchronous, and a denser graph never gets them."""
     base = Strategy(lookup="bitmask", balance="vertex_group", group_size=4)
-    monotone = TraversalController(base, 1000, 3000, monotone=True).choose(info(0, 1, 3, m=3000))
-    assert (monotone.strategy.hops, monotone.strategy.lookup, monotone.strategy.path) == (LOCAL_HOPS, "status", "async-push-dd")
-    assert f"{LOCAL_HOPS} levels per grid barrier" in monotone.reason
+    hops = TraversalController(base, 1000, 3000, hops=LOCAL_HOPS).choose(info(0, 1, 3, m=3000))
+    assert (hops.strategy.hops, hops.strategy.lookup, hops.strategy.path) == (LOCAL_HOPS, "status", "async-push-dd")
+    assert f"{LOCAL_HOPS} levels per grid barrier" in hops.reason
     other = TraversalController(base, 1000, 3000).choose(info(0, 1, 3, m=3000))
     assert other.strategy.hops == 1 and other.strategy.lookup == "bitmask"
-    dense = TraversalController(base, 1000, 30000, monotone=True).choose(info(0, 1, 30, m=30000))
+    dense = TraversalController(base, 1000, 30000, hops=LOCAL_HOPS).choose(info(0, 1, 30, m=30000))
     assert dense.strategy.hops == 1
+
+
+@pytest.mark.parametrize("spec,takes", [("grid:30:30", True), ("rmat:10:2", False), ("kron:10", False)])
+def test_auto_gives_hops_to_monotone_traversals_of_hop_friendly_graphs(spec, takes):
+    """Sparse and hub-free (a grid, a road network): LOCAL_HOPS for a monotone program, none for another; a sparse
+    power-law graph (its hubs make its diameter small) or a dense one: none."""
+    g = gg.load(spec)
+    assert hop_friendly(g) == takes
+    first = info(0, 1, 3, n=g.num_vertices, m=g.num_arcs)
+    assert make_controller("auto", g, "traversal", monotone=True).choose(first).strategy.hops == (LOCAL_HOPS if takes else 1)
+    assert make_controller("auto", g, "traversal").choose(first).strategy.hops == 1
 
 
 def test_hops_need_a_monotone_program_and_a_program():

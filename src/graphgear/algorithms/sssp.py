@@ -333,8 +333,9 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
-    high-diameter graph several levels per grid barrier (Strategy.hops: label-correcting inside the bucket)."""
-    from ..engine.controller import configuration_table, label_correcting
+    hop-friendly graph (sparse, no hubs) several levels per grid barrier (Strategy.hops: label-correcting inside the
+    bucket)."""
+    from ..engine.controller import configuration_table, hop_friendly, label_correcting
 
     xp = be.xp
     n = graph.num_vertices
@@ -344,7 +345,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0))
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
-    if high_diameter(graph.num_arcs, n):
+    if hop_friendly(graph):
         base = label_correcting(base)
     source = Frontier.from_vertices(xp.asarray([s], dtype=np.int32), n, dtype=np.int32)
     run = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width)

@@ -36,6 +36,7 @@ __all__ = [
     "IterativeController",
     "configuration_table",
     "label_correcting",
+    "hop_friendly",
     "make_controller",
     "LOCAL_HOPS",
     "CONTROLLERS",
@@ -48,8 +49,19 @@ RESIDENT_THREADS = 132 * 2048  # an H100 SXM: 132 SMs x 2048 threads (supplement
 SYNTHETIC_GENERATORS = ("kron:", "rmat:", "er:")  # randomly labelled graphs: bitmask status lookup pays off
 # Strategy.hops of a high-diameter graph's async push (monotone programs). H200, median of 5 sources, hops 1 / 8 / 16
 # / 32: BFS grid:2048:2048 39.0 / 11.3 / 10.3 / 9.9 ms; SSSP (near-far) grid:2048:2048:w 50.3 / 19.1 / 18.0 / 18.2;
-# BFS luxembourg_osm 13.8 / 4.6 / 4.4 / 3.9
+# BFS luxembourg_osm 13.8 / 4.6 / 4.4 / 3.9; hops 1 / 4 / 8 / 32: BFS wing (mesh) 1.18 / 0.83 / 0.80 / 1.18, SSSP
+# malta_osm 4.9 / 2.9 / 2.6 / 2.5
 LOCAL_HOPS = 32
+# ... but only on a graph without hubs: a sparse power-law graph has a small diameter, few rounds to save and much
+# label-correcting to waste (BFS as-caida, max degree 2,628: 0.89 / 1.43 / 1.76 / 1.73 ms at hops 1 / 4 / 8 / 32)
+HOPS_MAX_DEGREE = 32
+
+
+def hop_friendly(graph: Any) -> bool:
+    """Whether a graph is high-diameter as block-local hops see it: sparse (|E| / |V| < delta, SEP-Graph's rule) and
+    without hubs (maximum degree at most HOPS_MAX_DEGREE): a road network, a mesh, a grid."""
+    n = graph.num_vertices
+    return n > 0 and graph.num_arcs / n < DELTA and graph.degree_stats()["max_degree"] <= HOPS_MAX_DEGREE
 
 
 def label_correcting(strategy: Strategy, hops: int | None = None) -> Strategy:
@@ -181,7 +193,7 @@ class TraversalController(Controller):
     name = "adaptive"
 
     def __init__(self, base: Strategy, num_vertices: int, num_edges: int, *, alpha: float = ALPHA, beta: float = BETA,
-                 gamma: float = GAMMA, delta: float = DELTA, prefix: str = "", monotone: bool = False) -> None:
+                 gamma: float = GAMMA, delta: float = DELTA, prefix: str = "", hops: int = 1) -> None:
         self.base = base.with_(direction="push", drive="data", sync="sync", hops=1)
         self.alpha, self.beta, self.gamma, self.delta = alpha, beta, gamma, delta
         self.unexplored = gamma * num_edges  # E'
@@ -189,8 +201,8 @@ class TraversalController(Controller):
         self.previous_active = 0  # |A| of the previous pull round
         self.prefix = prefix
         self.sparse = num_vertices > 0 and num_edges / num_vertices < delta
-        # the sparse graph's one async pass: several levels per grid barrier for a monotone program
-        self.sparse_pass = label_correcting(self.base) if monotone else self.base.with_(sync="async")
+        # the sparse graph's one async pass, `hops` levels per grid barrier (a monotone program on a hop-friendly graph)
+        self.sparse_pass = label_correcting(self.base, hops) if hops > 1 else self.base.with_(sync="async")
 
     def device_rules(self) -> tuple[Strategy, tuple[float, float, float]] | None:
         """(base strategy, (alpha, beta, E')) for a backend that evaluates these rules itself each round (the GPU's
@@ -282,7 +294,7 @@ class IterativeController(Controller):
 def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False) -> Controller:
     """The controller for ``strategy`` ("auto", "static", "adaptive", a Strategy or its string form) for an
     algorithm of `kind` "traversal" or "iterative"; `monotone` (a VertexProgram's) lets a traversal on a
-    high-diameter graph run label-correcting, several levels per grid barrier (Strategy.hops)."""
+    hop-friendly graph run label-correcting, LOCAL_HOPS levels per grid barrier (Strategy.hops)."""
     if isinstance(strategy, Controller):
         return strategy
     if isinstance(strategy, Strategy):
@@ -301,8 +313,8 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
         base, _ = configuration_table(graph.degree_stats(), graph.name)
         prefix = ""
     if kind == "traversal":
-        controller: Controller = TraversalController(base, graph.num_vertices, graph.num_arcs, prefix=prefix,
-                                                     monotone=monotone)
+        hops = LOCAL_HOPS if monotone and hop_friendly(graph) else 1
+        controller: Controller = TraversalController(base, graph.num_vertices, graph.num_arcs, prefix=prefix, hops=hops)
     else:
         controller = IterativeController(base, prefix=prefix)
     controller.name = strategy
