@@ -186,6 +186,9 @@ def test_hops_need_a_monotone_program_and_a_program():
                        strategy=hops)
     with pytest.raises(StrategyError, match="runs level by level"):
         gg.betweenness_centrality(g, sources=[0], backend="cpu", strategy=hops)
+    summing = dataclasses.replace(WIDEST_PATH, accumulate="sum", monotone=True)
+    with pytest.raises(StrategyError, match="accumulates with sum"):
+        gg.run_program(summing, g, values, buffers, [0], backend="cpu", strategy=hops)
 
 
 def test_algorithm_1_inspects_then_predicts():

@@ -185,9 +185,13 @@ def require_level_synchronous(strategy: Strategy, operator: str) -> None:
 def require_monotone(strategy: Strategy, program: Any) -> None:
     """StrategyError when block-local hops (label-correcting) are asked of a vertex program that does not declare
     its value and message monotone (VertexProgram.monotone): its result could depend on the order of updates."""
+    name = getattr(program, "name", program)
     if strategy.hops > 1 and not getattr(program, "monotone", False):
         raise StrategyError(f"hops={strategy.hops} runs label-correcting, which needs a monotone vertex program (value and "
-                            f"message moving one way); {getattr(program, 'name', program)!r} does not declare monotone=True")
+                            f"message moving one way); {name!r} does not declare monotone=True")
+    if strategy.hops > 1 and getattr(program, "accumulate", None) == "sum":
+        raise StrategyError(f"hops={strategy.hops} runs label-correcting, which needs an idempotent accumulate (min, max "
+                            f"or or); {name!r} accumulates with sum")
 
 
 _DEFAULT = Strategy()
