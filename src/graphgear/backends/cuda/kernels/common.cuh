@@ -43,15 +43,20 @@ struct GGBlockTeam {
 
 // Warp-aggregated append (SEP-Graph "warp appending", Busato "warp gathering" of outputs): the lanes that have an
 // item ballot, the first of them reserves room for all with one atomicAdd, and each writes at its rank.
-__device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue, u32* counter) {
-    u32 mask = __activemask();
-    u32 ballot = __ballot_sync(mask, take);
-    if (ballot == 0) return;
-    int leader = __ffs(ballot) - 1;
+// gg_warp_slot is the reservation: the slot of each taking lane (meaningless for the others).
+__device__ __forceinline__ u32 gg_warp_slot(bool take, u32* counter) {
+    const u32 mask = __activemask();
+    const u32 ballot = __ballot_sync(mask, take);
+    if (ballot == 0) return 0;
+    const int leader = __ffs(ballot) - 1;
     u32 base = 0;
     if (gg_lane() == leader) base = atomicAdd(counter, (u32)__popc(ballot));
-    base = __shfl_sync(mask, base, leader);
-    if (take) queue[base + __popc(ballot & ((1u << gg_lane()) - 1u))] = value;
+    return __shfl_sync(mask, base, leader) + __popc(ballot & ((1u << gg_lane()) - 1u));
+}
+
+__device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue, u32* counter) {
+    const u32 slot = gg_warp_slot(take, counter);
+    if (take) queue[slot] = value;
 }
 
 // Exact duplicate removal by test-and-set on a bitmap: true for the first thread that claims v.
@@ -136,13 +141,7 @@ __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
         return;
     }
     if (out.mode == 3) {  // block-local queue (no duplicate removal: a vertex is queued once per improvement)
-        const u32 mask = __activemask();
-        const u32 ballot = __ballot_sync(mask, active);
-        if (ballot == 0) return;
-        const int leader = __ffs(ballot) - 1;
-        u32 base = 0;
-        if (gg_lane() == leader) base = atomicAdd(out.counter, (u32)__popc(ballot));
-        const u32 slot = __shfl_sync(mask, base, leader) + __popc(ballot & ((1u << gg_lane()) - 1u));
+        const u32 slot = gg_warp_slot(active, out.counter);
         if (active && slot < out.capacity) out.queue[slot] = v;
         const bool spill = active && slot >= out.capacity;
         gg_warp_append(spill && gg_claim_bit(out.dedup_bits, v), v, out.spill, out.spill_count);

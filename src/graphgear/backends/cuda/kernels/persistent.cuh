@@ -314,8 +314,8 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
                                   &counters[0], &st.edges[slot], p, &st, pile, threshold, monoid, coherent};
         GGProgramPush<P> f{message, buffer, monoid, p, st.visited, coherent};
         u32* claim = st.claim_bits + (r & 1) * st.words;
+        GGOut out{st.queue[in ^ 1], &counters[1], claim, nullptr, 1};  // the next worklist, exact
         if (hops <= 1) {
-            GGOut out{st.queue[in ^ 1], &counters[1], claim, nullptr, 1};
             gg_expand_shares<Expand>(offsets, indices, weights, weighted, st.queue[in], qsize, f, out, supports, prepare);
         } else {
             if (threadIdx.x < 2) s_count[threadIdx.x] = 0;
@@ -323,8 +323,8 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
             int cur = 0;
             for (int h = 0; h < hops; ++h) {  // hop 0 expands the block's share of the worklist, later hops its own finds
                 GGOut local{s_local[cur ^ (h > 0)], &s_count[cur ^ (h > 0)], claim, nullptr, 3};
-                local.spill = st.queue[in ^ 1];
-                local.spill_count = &counters[1];
+                local.spill = out.queue;
+                local.spill_count = out.counter;
                 local.capacity = GG_LOCAL_QUEUE;
                 if (h == 0) {
                     gg_expand_shares<Expand>(offsets, indices, weights, weighted, st.queue[in], qsize, f, local, supports,
@@ -343,8 +343,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
             const int left = min(s_count[cur], (u32)GG_LOCAL_QUEUE);
             for (int base = 0; base < left; base += blockDim.x) {  // the last hop's finds join the global worklist
                 const int i = base + threadIdx.x;
-                const int v = i < left ? s_local[cur][i] : -1;
-                gg_warp_append(v >= 0 && gg_claim_bit(claim, v), v, st.queue[in ^ 1], &counters[1]);
+                gg_emit(out, i < left, i < left ? s_local[cur][i] : 0);
             }
         }
         if (!gg_grid_sync(st.barrier, status)) return;
