@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..backends import HIGH_DIAMETER_RATIO
+from ..backends import HIGH_DIAMETER_RATIO, high_diameter
 from ..errors import StrategyError
 from .strategy import Strategy, parse_strategy
 
@@ -60,8 +60,8 @@ HOPS_MAX_DEGREE = 32
 def hop_friendly(graph: Any) -> bool:
     """Whether a graph is high-diameter as block-local hops see it: sparse (|E| / |V| < delta, SEP-Graph's rule) and
     without hubs (maximum degree at most HOPS_MAX_DEGREE): a road network, a mesh, a grid."""
-    n = graph.num_vertices
-    return n > 0 and graph.num_arcs / n < DELTA and graph.degree_stats()["max_degree"] <= HOPS_MAX_DEGREE
+    return (high_diameter(graph.num_arcs, graph.num_vertices)
+            and graph.degree_stats()["max_degree"] <= HOPS_MAX_DEGREE)
 
 
 def label_correcting(strategy: Strategy, hops: int | None = None) -> Strategy:
