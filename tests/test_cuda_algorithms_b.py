@@ -118,6 +118,49 @@ def test_pagerank_power_layouts(spec, layout):
     assert np.abs(gpu.ranks - given.ranks).sum() < 1e-6
 
 
+@pytest.fixture
+def launch_per_iteration():
+    """The CUDA backend's power iteration as one launch sequence and host read per iteration (not one kernel)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    be.fused_power = False
+    yield be
+    be.fused_power = True
+
+
+@pytest.mark.parametrize("spec", ["kron:14", "rmat:10:4:w", "grid:30:30"])
+def test_pagerank_power_one_kernel_equals_launch_per_iteration(spec, request):
+    """The persistent power iteration (kernels/power.cuh) takes the steps of the launch-per-iteration loop: the same
+    iteration count, ranks equal to rounding (hub rows summed by chunks with atomics), a trace row per iteration
+    with its device time. kron:14 has in-rows of degree >= REDUCE_HUGE (the chunked hubs); rmat:10:4:w is directed
+    and weighted, with dangling vertices and a personalization; the grid takes more than LOG_PREFETCH iterations."""
+    from graphgear.backends.cuda.backend import LOG_PREFETCH, REDUCE_HUGE
+
+    g = gg.load(spec)
+    n = g.num_vertices
+    kwargs = {"tol": 1e-9 / n, "max_iter": 5000, "alpha": 0.9, "personalization": {v: 1.0 + v % 4 for v in range(0, n, 3)}}
+    fused = gg.pagerank(g, method="power", backend="cuda", **kwargs)
+    be = request.getfixturevalue("launch_per_iteration")
+    stepped = gg.pagerank(g, method="power", backend=be, **kwargs)
+    assert fused.iterations == stepped.iterations == len(fused.trace) == len(stepped.trace)
+    assert np.abs(fused.ranks - stepped.ranks).max() < 1e-12
+    assert all(row.seconds > 0 and "one persistent kernel" in row.reason for row in fused.trace)
+    if spec == "kron:14":
+        assert int(np.diff(g.csc()[0]).max()) >= REDUCE_HUGE
+    if spec == "grid:30:30":
+        assert fused.iterations > LOG_PREFETCH
+
+
+@pytest.mark.parametrize("max_iter", [0, 1, 3])
+def test_pagerank_power_one_kernel_not_converged(max_iter):
+    """Too few iterations: the same GraphError on both backends, naming the iterations and the last change."""
+    g = gg.load("kron:12")
+    for backend in ("cpu", "cuda"):
+        with pytest.raises(gg.GraphError, match=f"did not converge in {max_iter} iterations"):
+            gg.pagerank(g, method="power", tol=1e-12, max_iter=max_iter, backend=backend)
+
+
 @pytest.mark.usefixtures("supplementary_hubs")
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + ASYNC_PUSH, ids=str)
 def test_pagerank_delta_push_strategies(strategy):

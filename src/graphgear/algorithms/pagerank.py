@@ -16,7 +16,9 @@ Methods
 power   MultiGraph's topology-driven PageRank = SEP-Graph's sync-pull-td path (Hong et al., PACT'17; Wang et al.,
         PPoPP'19): each iteration every vertex pulls contrib[u] = x[u] / outweight[u] over its in-edges
         (`neighbor_reduce`, no write conflicts). Convergence test as networkx: L1 change < N * tol; GraphError
-        (networkx: PowerIterationFailedConvergence) after max_iter iterations. The iterates are networkx's.
+        (networkx: PowerIterationFailedConvergence) after max_iter iterations. The iterates are networkx's. On the
+        GPU every iteration runs inside one persistent kernel (backends/cuda/kernels/power.cuh: grid barriers, one
+        host read in all) instead of a launch sequence and a host read per iteration.
 delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: value = rank, buffer = residual; compute
         applies the buffer to the value and sends alpha * buffer / out-degree while |buffer| > eps; accumulate "sum";
         SEP-Graph Algorithm 1 picks sync-pull-td, async-push-td or async-push-dd each round. A weighted graph runs on a
@@ -330,14 +332,29 @@ def _out_weight(be: Any, G: Any) -> Any:
 def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling):
     """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy: per iteration one gather
     (neighbor_reduce of the contributions) and one fused update (vertex_reduce of POWER_APPLY: new ranks, next
-    contributions, L1 change), the dangling mass summed on the device; one host read (the change) per iteration."""
+    contributions, L1 change), the dangling mass summed on the device; one host read (the change) per iteration.
+    A backend with `fused_power` set (the GPU) runs every iteration inside one persistent kernel instead, with the
+    same iterates and one host read in all."""
     xp = be.xp
     strategy, controller, why = power
     n = G.num_vertices
     trace = Trace(algorithm="pagerank-power", backend=be.name, controller=controller)
-    dangling = Frontier.from_vertices(xp.flatnonzero(is_dangling).astype(np.int32), n, dtype=np.int32)
+
+    def traced(err: float, seconds: float, how: str) -> None:
+        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=n, frontier_edges=G.num_arcs,
+                  edges_processed=G.num_arcs, seconds=seconds, decision=POWER_PATH,
+                  reason=f"{why}{how}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")
+
     x = xp.array(x, dtype=np.float64)  # updated in place
     teleport = (1.0 - alpha) * p
+    if getattr(be, "fused_power", False) and max_iter > 0:
+        run = be.power_iteration(G, alpha, n * tol, max_iter, x, teleport, d, inv)
+        for err, seconds in zip(run.changes, run.seconds):
+            traced(float(err), float(seconds), "; one persistent kernel")
+        if run.last_change < n * tol:
+            return x, run.iterations, trace
+        raise _not_converged(max_iter, run.last_change, n * tol)
+    dangling = Frontier.from_vertices(xp.flatnonzero(is_dangling).astype(np.int32), n, dtype=np.int32)
     contrib = x * inv
     gathered = xp.empty(n, dtype=np.float64)
     params = xp.asarray([alpha], dtype=np.float64)
@@ -350,13 +367,15 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
         change = be.vertex_reduce(None, POWER_APPLY, (x, gathered, teleport, d, inv, contrib, params, mass),
                                   num_vertices=n)
         err = float(change[0])
-        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=n, frontier_edges=G.num_arcs,
-                  edges_processed=G.num_arcs, seconds=time.perf_counter() - t0, decision=POWER_PATH,
-                  reason=f"{why}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")
+        traced(err, time.perf_counter() - t0, "")
         if err < n * tol:
             return x, iteration + 1, trace
-    raise GraphError(f"PageRank (power iteration) did not converge in {max_iter} iterations: the last L1 change was "
-                     f"{err:.6g}, not below N*tol = {n * tol:.6g} (raise max_iter or tol)")
+    raise _not_converged(max_iter, err, n * tol)
+
+
+def _not_converged(max_iter: int, err: float, threshold: float) -> GraphError:
+    return GraphError(f"PageRank (power iteration) did not converge in {max_iter} iterations: the last L1 change was "
+                      f"{err:.6g}, not below N*tol = {threshold:.6g} (raise max_iter or tol)")
 
 
 # ------------------------------------------------------------------------------------------------------ delta

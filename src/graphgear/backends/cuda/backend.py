@@ -32,6 +32,11 @@ REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree
 # neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
 # gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
 REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
+# the power iteration's degree bins (degree bound, lanes per row), kernels/power.cuh compiled with these lanes: a
+# thread per row below degree 8 (its loads in flight together; kron:21 on an H200: 0.387 ms an iteration against
+# 0.401 with 4 lanes, the neighbor_reduce bins)
+POWER_BINS = ((8, 1), (128, 8), (None, 32))
+POWER_BLOCKS_PER_SM = 8  # the power iteration (a latency-bound gather): as many blocks per SM as can be resident
 GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
 HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_warp_scan")  # the block-gathering ones
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
@@ -96,6 +101,17 @@ class CudaGraph:
             del rows
             self._csc_hubs_first = (t_offsets, t_indices[order], t_weights[order] if weighted else t_weights)
         return self._csc_hubs_first
+
+
+@dataclass
+class PowerRun:
+    """What one persistent power iteration did: the iterations run, the L1 change and the seconds of each (the
+    first LOG_ROWS), and the last change."""
+
+    iterations: int
+    changes: np.ndarray
+    seconds: np.ndarray
+    last_change: float
 
 
 @dataclass
@@ -182,6 +198,7 @@ class CudaBackend:
         self._scratch: dict[tuple[str, int], Any] = {}
         self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)
         self._occupancy: dict[int, int] = {}  # resident blocks per SM, by kernel
+        self._power: Any = None  # the persistent power iteration's kernel (kernels/power.cuh), compiled on first use
         self._params: dict[bytes, Any] = {}  # program parameters on the device, by value (read-only in every kernel)
         self._report = rt.PinnedReader(8 * LOG_FIELDS * (LOG_PREFETCH + 1) + 64)  # a persistent launch's status + log
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
@@ -189,6 +206,7 @@ class CudaBackend:
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
         self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
+        self.fused_power = True  # PageRank's power iteration in one persistent kernel (False: a launch per step)
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CudaGraph:
@@ -513,6 +531,58 @@ class CudaBackend:
                       (vertices, np.int32(count), np.int32(code), np.float64(identity), out) + state)
         return out
 
+    def power_iteration(self, G: CudaGraph, alpha: float, threshold: float, max_iter: int, x: Any, teleport: Any,
+                        d: Any, inv: Any) -> PowerRun:
+        """PageRank's power iteration, every iteration in one persistent kernel (kernels/power.cuh): x <- alpha
+        (P^T x + mass(x) d) + teleport over the in-edge CSC, in place, until the L1 change falls below `threshold` or
+        max_iter iterations ran. The iterates are the launch-per-iteration loop's up to rounding (its own degree bins,
+        POWER_BINS); one host read at the end instead of one per iteration. inv: 1 / out-weight, 0 where dangling."""
+        cp = self.xp
+        n = G.num_vertices
+        offsets, indices, weights = G.csc()
+        plan = self._reduce_plan(G, "in", offsets)  # its hub chunks
+        bins = G.reduce_plans.get(("power", POWER_BINS))
+        if bins is None:  # (rows or null, first row, count) per bin: a range where the bin's rows are contiguous
+            degree, bins, low = cp.diff(offsets), [], 0
+            for high, _ in POWER_BINS:
+                rows = cp.flatnonzero((degree >= low) & (degree < high) if high else degree >= low).astype(cp.int32)
+                first, last = (int(v) for v in rows[cp.asarray([0, -1])].get()) if rows.size else (0, -1)
+                contiguous = last - first + 1 == rows.size
+                bins.append((np.uint64(0) if contiguous else rows, np.int32(first if contiguous else 0),
+                             np.int32(rows.size)))
+                low = high
+            G.reduce_plans[("power", POWER_BINS)] = bins
+        rt.check_free_memory(24 * n, "the power iteration's contributions")
+        contrib = (cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64))
+        gathered = cp.zeros(n, dtype=cp.float64)  # the hub rows' sums start at 0 (the others are stored)
+        logged = min(max_iter, LOG_ROWS)
+        # one zeroed allocation: barrier and status (2 words each), then, 128 bytes on (the barrier's pollers keep
+        # their line busy), the slots (6 doubles) and the log
+        control = cp.zeros(32 + 2 * logged + 1, dtype=cp.int64)
+        words, sums = control[0:2].view(cp.int32), control[16:22].view(cp.float64)
+        changes, stamps = control[32:32 + logged].view(cp.float64), control[32 + logged:].view(cp.uint64)
+        if self._power is None:
+            lanes = "".join(f"#define GG_POWER_G{i} {group}\n" for i, (_, group) in enumerate(POWER_BINS))
+            self._power = rt.KernelTable(rt.compile_module(lanes + '#include "power.cuh"\n', ()))
+        rt.launch(self._power.get_function("gg_power_start"), n, (np.int32(n), x, inv, contrib[0], sums))
+        kernel = self._power.get_function("gg_power_iteration")
+        args = (offsets, indices, weights, np.int32(G.weighted), np.int32(n), *(a for b in bins for a in b),
+                np.int64(REDUCE_HUGE),
+                plan.rows, plan.first, plan.last, np.int32(plan.rows.size), np.float64(alpha), teleport, d, inv, x,
+                contrib[0], contrib[1], gathered, sums, np.int32(max_iter), np.float64(threshold),
+                words[0:2].view(cp.uint32), words[2:4], changes, stamps, np.int32(logged))
+        kernel((self._coresident_blocks(kernel, False, POWER_BLOCKS_PER_SM),), (rt.BLOCK,), args)
+        early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
+        status, totals, head, head_stamps = self._report.read(words[2:4], sums, changes[:early], stamps[: early + 1])
+        if status[0]:
+            raise BackendError("the power iteration's grid barrier timed out: its blocks were not all resident")
+        iterations = int(status[1])
+        shown = min(iterations, logged)
+        if shown > early:
+            head, head_stamps = changes.get(), stamps.get()
+        last = float(totals[(iterations - 1) % 3]) if iterations else float("inf")
+        return PowerRun(iterations, head[:shown], np.diff(head_stamps[: shown + 1].astype(np.int64)) * 1e-9, last)
+
     # --------------------------------------------------------------------------------------------------- programs
     def _program_module(self, program: Any, balancer: str | None = None, pull_group: int = 0) -> Any:
         """A vertex program's module: its rounds' kernels, or (balancer given) its persistent kernel; looked up by
@@ -642,12 +712,13 @@ class CudaBackend:
             )
         return G.persistent
 
-    def _coresident_blocks(self, kernel: Any, sparse: bool) -> int:
+    def _coresident_blocks(self, kernel: Any, sparse: bool, dense: int = 2) -> int:
         """Blocks that can all be resident at once (a grid barrier needs every block running), at most the occupancy
         API's answer (asked once per kernel; __launch_bounds__(256, 2) guarantees 2) times the multiprocessors. By
-        default 2 per SM, what every measurement so far ran with; a sparse, high-diameter traversal runs thousands of
-        rounds over small frontiers, where the barrier (one arrival per block) costs more than the threads earn: one
-        block per SM there. persistent_blocks_per_sm overrides both, up to the occupancy."""
+        default `dense` per SM (2 for the traversal kernels, what every measurement so far ran with); a sparse,
+        high-diameter traversal runs thousands of rounds over small frontiers, where the barrier (one arrival per
+        block) costs more than the threads earn: one block per SM there. persistent_blocks_per_sm overrides both, up
+        to the occupancy."""
         per_sm = self._occupancy.get(id(kernel))
         if per_sm is None:
             per_sm = 2
@@ -659,7 +730,7 @@ class CudaBackend:
                 except Exception:  # pragma: no cover - a CuPy without the binding: the launch bound's guarantee
                     pass
             self._occupancy[id(kernel)] = per_sm
-        wanted = self.persistent_blocks_per_sm or (1 if sparse else 2)
+        wanted = self.persistent_blocks_per_sm or (1 if sparse else dense)
         blocks = rt.multiprocessors() * min(per_sm, wanted, 8)
         return min(blocks, self.persistent_blocks) if self.persistent_blocks else blocks
 

@@ -3,6 +3,7 @@
 #include "advance.cuh"
 #include "pull.cuh"
 #include "program.cuh"
+#include "power.cuh"  // its extern "C" gg_power_iteration compiles with this file
 
 struct ExampleVisit {  // BFS-style claim of unvisited vertices
     int* level;
