@@ -204,6 +204,32 @@ def test_near_far_takes_local_hops_on_a_high_diameter_graph():
     assert f"hops={LOCAL_HOPS}" in gpu.trace.rows[0].strategy
 
 
+@pytest.mark.parametrize("delta", [1.0, 16.0, 200.0, np.inf])
+@pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
+def test_near_far_light_heavy_split(spec, delta):
+    """Near-far on the device with Meyer & Sanders' light/heavy split (the default off hop-friendly graphs): the CPU's
+    distances and tree where every arc is heavy (Delta 1; the weights are 1..255), some are (16, 200) and none is
+    (inf), and the distances of the run without the split. With every arc heavy each reached vertex sends its arcs
+    exactly once (Dijkstra's count), so the trace's edge count is the out-degree sum of the reached vertices."""
+    from graphgear.backends import get_backend
+
+    g = load(spec)
+    same_sssp(g, "delta_stepping", "auto", delta=delta)
+    split = gg.sssp(g, hub(g), delta=delta, backend="cuda")
+    assert "light/heavy split" in split.trace.rows[0].reason
+    be = get_backend("cuda")
+    be.light_heavy = False
+    try:
+        plain = gg.sssp(g, hub(g), delta=delta, backend="cuda")
+    finally:
+        be.light_heavy = True
+    assert "light/heavy" not in plain.trace.rows[0].reason
+    np.testing.assert_array_equal(split.distances, plain.distances)
+    if delta == 1.0:
+        reached = np.isfinite(split.distances)
+        assert split.trace.rows[0].edges_processed == int(g.out_degree()[reached].sum())
+
+
 @pytest.mark.parametrize("delta,strategy", [(1.0, Strategy()), (1.0, Strategy(direction="pull", frontier="bitmap")),
                                             (1.0, Strategy(sync="async")), (np.inf, Strategy())], ids=str)
 def test_sssp_bucket_widths(delta, strategy):

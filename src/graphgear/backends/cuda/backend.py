@@ -27,7 +27,8 @@ DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
 LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
-CONTROL_WORDS = 14  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1)
+CONTROL_WORDS = 18  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1),
+# bucket_n (3), heavy_edges (1)
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
 # neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
 # gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
@@ -68,6 +69,7 @@ class CudaGraph:
     _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
+    _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR)
     reduce_plans: dict = field(default_factory=dict, repr=False)  # neighbor_reduce's ReducePlan, by direction
 
     def csc(self) -> tuple[Any, Any, Any]:
@@ -101,6 +103,28 @@ class CudaGraph:
             del rows
             self._csc_hubs_first = (t_offsets, t_indices[order], t_weights[order] if weighted else t_weights)
         return self._csc_hubs_first
+
+    def light_heavy(self, delta: float) -> tuple[tuple[Any, Any, Any], tuple[Any, Any, Any]]:
+        """The out-arcs split at `delta` into two CSRs (offsets, indices, weights): the light ones (weight < delta)
+        and the heavy ones, each row in its CSR order; Meyer & Sanders' light/heavy split for near-far. Cached per
+        delta (the last one asked only: a copy of the graph's arcs)."""
+        split = self._light_heavy.get(delta)
+        if split is None:
+            cp = cupy()
+            # both halves together hold the arcs once; the mask and its int64 running count are temporary
+            rt.check_free_memory(8 * self.num_arcs + 2 * self.offsets.nbytes + 9 * self.num_arcs,
+                                 f"the light/heavy split of the arcs at delta {delta:g}")
+            self._light_heavy.clear()
+            light = self.weights < delta if self.weighted else cp.full(self.num_arcs, 1.0 < delta)
+            before = cp.concatenate([cp.zeros(1, dtype=cp.int64), cp.cumsum(light, dtype=cp.int64)])
+            light_offsets = before[self.offsets]
+            heavy_offsets = self.offsets - light_offsets
+            weights = self.weights if self.weighted else cp.ones(self.num_arcs, dtype=cp.float32)
+            split = self._light_heavy[delta] = (
+                (light_offsets, self.indices[light], weights[light]),
+                (heavy_offsets, self.indices[~light], weights[~light]),
+            )
+        return split
 
 
 @dataclass
@@ -145,6 +169,10 @@ class PersistentBuffers:
     far_n: Any  # uint32[2]
     refill_n: Any  # uint32[2]
     min_key: Any  # uint64[1]
+    bucket: tuple[Any, Any] | None = None  # the light/heavy split's sender lists (allocated on first use)
+    bucket_bits: Any = None
+    bucket_n: Any = None  # uint32[6]
+    heavy_edges: Any = None  # uint64[1]
 
 
 @dataclass
@@ -157,9 +185,10 @@ class PersistentRun:
     remaining: Frontier
 
     def edges_processed(self, num_arcs: int) -> int:
-        """Out-edges of the senders in push rounds, every arc in pull rounds (logged rounds)."""
+        """Out-edges of the senders in push rounds (light arcs only under the light/heavy split, whose heavy rows are
+        counted apart), every arc in pull rounds (logged rounds)."""
         push = self.log[:, 3] == 0
-        return int(self.log[push, 2].sum()) + int((~push).sum()) * num_arcs
+        return int(self.log[push, 2].sum()) + int((~push).sum()) * num_arcs + self.heavy_edges
 
     def seconds(self) -> np.ndarray:
         """Each logged round's duration, from the device clock (%globaltimer) at its decision points."""
@@ -167,6 +196,7 @@ class PersistentRun:
         return np.diff(stamps) / 1e9
 
     _end: int = 0
+    heavy_edges: int = 0  # arcs the light/heavy split's heavy rows expanded
 
 
 @dataclass
@@ -207,6 +237,7 @@ class CudaBackend:
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
         self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
         self.fused_power = True  # PageRank's power iteration in one persistent kernel (False: a launch per step)
+        self.light_heavy = True  # near-far SSSP with Meyer & Sanders' light/heavy split where it applies
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CudaGraph:
@@ -709,8 +740,18 @@ class CudaBackend:
                 far=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 far_bits=cp.zeros(words, dtype=cp.uint32), far_n=control[11:12].view(cp.uint32),
                 refill_n=control[12:13].view(cp.uint32), min_key=control[13:14].view(cp.uint64),
+                bucket_n=control[14:17].view(cp.uint32), heavy_edges=control[17:18].view(cp.uint64),
             )
         return G.persistent
+
+    def _bucket_lists(self, G: CudaGraph, B: PersistentBuffers) -> None:
+        """The light/heavy split's sender lists and bucket bits, allocated on first use (8 bytes a vertex)."""
+        if B.bucket is None:
+            cp = self.xp
+            n = G.num_vertices
+            rt.check_free_memory(8 * (n + 1) + (n // 8 + 8), "the light/heavy split's sender lists")
+            B.bucket = (cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32))
+            B.bucket_bits = cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32)
 
     def _coresident_blocks(self, kernel: Any, sparse: bool, dense: int = 2) -> int:
         """Blocks that can all be resident at once (a grid barrier needs every block running), at most the occupancy
@@ -736,7 +777,7 @@ class CudaBackend:
 
     def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
                            rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30,
-                           delta: float = 0.0, threshold: float = 0.0) -> PersistentRun:
+                           delta: float = 0.0, threshold: float = 0.0, light_heavy: bool = False) -> PersistentRun:
         """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
 
         mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
@@ -746,6 +787,9 @@ class CudaBackend:
         persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
         max_rounds), since the far pile lives on the device. strategy.hops > 1 (a monotone program's push) expands
         that many levels per grid barrier (block-local hops): the rounds then count grid barriers, not levels.
+        light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy split: the rounds push the
+        arcs lighter than delta, and each bucket's senders push their heavy arcs once when the bucket is done
+        (CudaGraph.light_heavy; the non-fused rounds).
         """
         if delta > 0 and max_rounds < (1 << 30):
             raise StrategyError("near-far runs to the end: max_rounds cannot stop it")
@@ -768,21 +812,31 @@ class CudaBackend:
         require_monotone(strategy, s.program)
         if hops > 1 and max_rounds < (1 << 30):
             raise StrategyError(f"hops={hops} runs several levels a round: max_rounds cannot count levels")
+        if light_heavy and not (delta > 0 and mode == "push" and hops == 1):
+            raise StrategyError("the light/heavy split needs near-far (delta > 0), push and hops=1")
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
         # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
-        fused = mode == "push" and s.monoid != MONOIDS["sum"] and (
+        fused = not light_heavy and mode == "push" and s.monoid != MONOIDS["sum"] and (
             hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
+        push_offsets, push_indices, push_weights = G.offsets, G.indices, G.weights
+        heavy = (np.uint64(0),) * 3
+        buckets = (np.uint64(0),) * 3
+        if light_heavy:
+            (push_offsets, push_indices, push_weights), heavy = G.light_heavy(delta)
+            self._bucket_lists(G, B)
+            B.bucket_bits.fill(0)
+            buckets = (B.bucket[0], B.bucket[1], B.bucket_bits)
         alpha, beta, unexplored = rules
-        args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
+        args = (push_offsets, push_indices, push_weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
                 s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
                 np.int32(supports), np.int64(huge), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
                 np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
                 B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.int32(hops), np.float64(delta),
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
-                self._lookup(s, strategy), s.params)
+                self._lookup(s, strategy), s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges)
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
-        status, log = self._report.read(B.status, B.log[: (LOG_PREFETCH + 1) * LOG_FIELDS])
+        status, log, heavy_edges = self._report.read(B.status, B.log[: (LOG_PREFETCH + 1) * LOG_FIELDS], B.heavy_edges)
         if status[0]:
             raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
         rounds, left, which = int(status[1]), int(status[2]), int(status[3])
@@ -792,4 +846,4 @@ class CudaBackend:
         log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
         remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left
                      else Frontier.empty(n, cp))
-        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]))
+        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]))

@@ -21,6 +21,10 @@
 // vertex). When the worklist runs dry, T moves to the bucket of the smallest live far buffer (a grid-wide min) and
 // the far pile splits into the new worklist and the rest; stale entries (computed since) are dropped. Every bucket
 // runs in the same launch: two grid barriers per bucket change.
+// With the light/heavy split (Meyer & Sanders; the non-fused rounds only) the rounds push the light arcs (< delta)
+// of their senders, which are also listed for the bucket; when the worklist runs dry, the listed senders' heavy arcs
+// (>= delta, so their targets land at or beyond the threshold) are expanded once, before the bucket changes. A vertex
+// improved several times inside a bucket sends its heavy arcs once, not at every improvement.
 // Block 0 logs each round (|Q|, |S|, outDegree(S), direction, %globaltimer) for the host's trace.
 //
 // Co-residency: the host launches at most (blocks resident per SM) x (SMs) blocks. The barrier gives up after
@@ -98,6 +102,16 @@ struct GGPersistentState {
     u32* refill_n;      // [2] worklist refills, by bucket-change parity
     u64* min_key;       // ~bits of the smallest live far buffer (atomicMax; 0: none)
     u32* visited;       // bitmask lookup of first-wins programs (null: status lookup)
+    // Meyer & Sanders' light/heavy split (null heavy_offsets: off). The rounds push over the light CSR (the arrays
+    // the kernel gets as offsets/indices/weights: arcs lighter than delta); the bucket's senders are listed, and
+    // when the bucket is done their heavy rows (arcs of at least delta) are expanded once, with final values
+    const i64* heavy_offsets;
+    const int* heavy_indices;
+    const float* heavy_weights;
+    int* bucket[2];     // the bucket's senders by heavy degree: [0] below huge, [1] from huge (grid gathering)
+    u32* bucket_bits;   // listed in bucket[] already
+    u32* bucket_n;      // [2 * part + 0/1] the lists' sizes, by part (flips at each heavy expansion); [4 + part] its output's size
+    u64* heavy_edges;   // heavy arcs expanded in all (the trace's edge count)
 };
 
 // The end of a persistent launch: unclaim the worklist that max_rounds left (its claim bits in `claimed`), report
@@ -222,6 +236,47 @@ __device__ __forceinline__ void gg_expand_shares(const i64* offsets, const int* 
     const int first = min(qsize, (int)blockIdx.x * share);
     Expand::run(offsets, indices, weights, weighted, queue + first, min(share, qsize - first), f, out, supports, prepare,
                 GGBlockTeam{});
+}
+
+// List a sender of the bucket for its heavy rows (once: a bucket bit per vertex); every lane of the warp calls it.
+__device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, int part, bool send, int u, i64 huge) {
+    const i64 heavy = send ? st.heavy_offsets[u + 1] - st.heavy_offsets[u] : 0;
+    const bool take = heavy > 0 && gg_claim_bit(st.bucket_bits, u);
+    const bool big = take && heavy >= huge;
+    gg_warp_append(take && !big, u, st.bucket[0], &st.bucket_n[2 * part]);
+    gg_warp_append(big, u, st.bucket[1], &st.bucket_n[2 * part + 1]);
+    u64 edges = take ? (u64)heavy : 0;
+    #pragma unroll
+    for (int k = 16; k > 0; k >>= 1) edges += __shfl_xor_sync(GG_FULL_MASK, edges, k);
+    if (gg_lane() == 0 && edges) atomicAdd((unsigned long long*)st.heavy_edges, (unsigned long long)edges);
+}
+
+// The bucket is done (its worklist ran dry): expand its senders' heavy rows once, with their final values, into the
+// worklist Q (claimed; every target lands at or beyond the threshold, so the next round defers it to the far pile).
+// Returns false when no sender is listed. The lists' part flips: the next round lists into the other part, whose
+// sizes were cleared here (read at the previous expansion, before its barrier); the bucket bits are cleared here.
+template <class P, class Expand>
+__device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int weighted, double* buffer, const double* message,
+                              int monoid, int supports, P p, int* Q, int& qsize, volatile int* status) {
+    const u32 small = gg_load(&st.bucket_n[2 * part]);
+    const u32 big = gg_load(&st.bucket_n[2 * part + 1]);
+    if (small + big == 0) return false;
+    GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
+    GGOut out{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1};
+    gg_grid_gather(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[1], big, f, out);
+    gg_expand_shares<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], (int)small,
+                             f, out, supports, GGKeep{});
+    gg_clear_bits(st.bucket[0], small, st.bucket_bits);
+    gg_clear_bits(st.bucket[1], big, st.bucket_bits);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        st.bucket_n[2 * (part ^ 1)] = 0;
+        st.bucket_n[2 * (part ^ 1) + 1] = 0;
+        st.bucket_n[4 + (part ^ 1)] = 0;
+    }
+    if (!gg_grid_sync(st.barrier, status)) return false;
+    qsize = (int)gg_load(&st.bucket_n[4 + part]);
+    part ^= 1;
+    return true;
 }
 
 // The device rules: mode 0 push only, 1 pull only, 2 SEP-Graph Algorithm 2 (alpha, beta, E' = gamma |E|).
@@ -423,6 +478,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     u32 previous_count = 0, previous_huge = 0;
     int r = 0;
     int pile = 0, changes = 0;
+    int part = 0;  // the light/heavy split's list part
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
@@ -456,6 +512,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             const bool is_huge = send && (i64)degree >= huge;
             gg_warp_append(send && !is_huge, u, S, &counters[0]);
             gg_warp_append(is_huge, u, H, &counters[2]);
+            if (st.heavy_offsets) gg_bucket_append(st, part, send, u, huge);
             #pragma unroll
             for (int k = 16; k > 0; k >>= 1) degree += __shfl_xor_sync(GG_FULL_MASK, degree, k);
             if (lane == 0 && degree) atomicAdd((unsigned long long*)&st.edges[slot], (unsigned long long)degree);
@@ -509,6 +566,9 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         qsize = ns > 0 ? (int)gg_load(out_count) : 0;
         in ^= 1;
     }
+    if (r < max_rounds && st.heavy_offsets && gg_heavy_rows<P, Expand>(st, part, weighted, buffer, message, monoid,
+                                                                         supports, p, st.queue[in], qsize, status))
+        continue;
     if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in], st.claim_bits,
                                            qsize, status)) break;
     }
