@@ -333,8 +333,8 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
     """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy: per iteration one gather
     (neighbor_reduce of the contributions) and one fused update (vertex_reduce of POWER_APPLY: new ranks, next
     contributions, L1 change), the dangling mass summed on the device; one host read (the change) per iteration.
-    A backend with `fused_power` set (the GPU) runs every iteration inside one persistent kernel instead, with the
-    same iterates and one host read in all."""
+    A backend with `fused_power` set (the GPU) runs every iteration inside one persistent kernel instead, with one
+    host read in all and the same iterates up to rounding (its degree bins may add a row up in another order)."""
     xp = be.xp
     strategy, controller, why = power
     n = G.num_vertices
