@@ -59,6 +59,15 @@ __device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue,
     if (take) queue[slot] = value;
 }
 
+// Add every active lane's count (< 2^32, e.g. an out-degree) to *total with one atomic per warp. The 16-bit halves
+// summed over 32 lanes fit in u32, so the warp sums with __reduce_add_sync instead of five shuffles.
+__device__ __forceinline__ void gg_warp_add(u64 count, u64* total) {
+    const u32 mask = __activemask();
+    const u32 low = __reduce_add_sync(mask, (u32)(count & 0xffff));
+    const u32 high = __reduce_add_sync(mask, (u32)(count >> 16));
+    if (gg_lane() == __ffs(mask) - 1 && (low | high)) atomicAdd(total, (u64)low + ((u64)high << 16));
+}
+
 // Exact duplicate removal by test-and-set on a bitmap: true for the first thread that claims v.
 __device__ __forceinline__ bool gg_claim_bit(u32* bits, int v) {
     u32 bit = 1u << (v & 31);
@@ -149,13 +158,7 @@ __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
     }
     bool take = active && (out.mode == 0 || gg_claim_bit(out.dedup_bits, v));
     gg_warp_append(take, v, out.queue, out.counter);
-    if (out.edge_sum) {  // one atomic per warp; a degree is < 2^31, so 16-bit halves summed over 32 lanes fit in u32
-        const i64 d = take ? out.out_offsets[v + 1] - out.out_offsets[v] : 0;
-        const u32 mask = __activemask();
-        const u32 low = __reduce_add_sync(mask, (u32)(d & 0xffff));
-        const u32 high = __reduce_add_sync(mask, (u32)(d >> 16));
-        if (gg_lane() == __ffs(mask) - 1 && (low | high)) atomicAdd(out.edge_sum, (u64)low + ((u64)high << 16));
-    }
+    if (out.edge_sum) gg_warp_add(take ? (u64)(out.out_offsets[v + 1] - out.out_offsets[v]) : 0, out.edge_sum);
 }
 
 __device__ __forceinline__ float gg_weight(const float* weights, int weighted, i64 k) { return weighted ? weights[k] : 1.0f; }

@@ -238,6 +238,16 @@ __device__ __forceinline__ void gg_expand_shares(const i64* offsets, const int* 
                 GGBlockTeam{});
 }
 
+// A round's push: the senders' out-arcs through f into out, the huge senders H by grid gathering, the others S with
+// the chosen load balancer (gg_expand_shares).
+template <class Expand, class F>
+__device__ __forceinline__ void gg_push_senders(const i64* offsets, const int* indices, const float* weights,
+                                                int weighted, const int* S, u32 ns, const int* H, u32 nh, F f,
+                                                GGOut out, int supports) {
+    gg_grid_gather(offsets, indices, weights, weighted, H, nh, f, out);
+    gg_expand_shares<Expand>(offsets, indices, weights, weighted, S, (int)ns, f, out, supports, GGKeep{});
+}
+
 // List a sender of the bucket for its heavy rows (once: a bucket bit per vertex); every lane of the warp calls it.
 __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, int part, bool send, int u, i64 huge) {
     const i64 heavy = send ? st.heavy_offsets[u + 1] - st.heavy_offsets[u] : 0;
@@ -245,10 +255,7 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
     const bool big = take && heavy >= huge;
     gg_warp_append(take && !big, u, st.bucket[0], &st.bucket_n[2 * part]);
     gg_warp_append(big, u, st.bucket[1], &st.bucket_n[2 * part + 1]);
-    u64 edges = take ? (u64)heavy : 0;
-    #pragma unroll
-    for (int k = 16; k > 0; k >>= 1) edges += __shfl_xor_sync(GG_FULL_MASK, edges, k);
-    if (gg_lane() == 0 && edges) atomicAdd((unsigned long long*)st.heavy_edges, (unsigned long long)edges);
+    gg_warp_add(take ? (u64)heavy : 0, st.heavy_edges);
 }
 
 // The bucket is done (its worklist ran dry): expand its senders' heavy rows once, with their final values, into the
@@ -261,11 +268,9 @@ __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int weight
     const u32 small = gg_load(&st.bucket_n[2 * part]);
     const u32 big = gg_load(&st.bucket_n[2 * part + 1]);
     if (small + big == 0) return false;
-    GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
-    GGOut out{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1};
-    gg_grid_gather(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[1], big, f, out);
-    gg_expand_shares<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], (int)small,
-                             f, out, supports, GGKeep{});
+    gg_push_senders<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], small,
+                            st.bucket[1], big, GGProgramPush<P>{message, buffer, monoid, p, st.visited},
+                            GGOut{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1}, supports);
     gg_clear_bits(st.bucket[0], small, st.bucket_bits);
     gg_clear_bits(st.bucket[1], big, st.bucket_bits);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -311,7 +316,7 @@ struct GGFusedCompute {
     int coherent;
     __device__ __forceinline__ int operator()(int u) const {
         bool send = false;
-        u32 degree = 0;
+        u64 degree = 0;
         if (u >= 0) atomicAnd(&unclaim[u >> 5], ~(1u << (u & 31)));
         if (gg_defer(*st, pile, threshold, u, buffer)) u = -1;
         if (u >= 0) {
@@ -326,15 +331,12 @@ struct GGFusedCompute {
                           (unsigned long long)__double_as_longlong(buf));
             if (coherent) gg_keep_better(monoid, message + u, msg);
             else message[u] = msg;
-            if (send) degree = d < 0xffffffffll ? (u32)d : 0xffffffffu;
+            if (send) degree = (u64)d;
         }
         const u32 mask = __activemask();
         const u32 ballot = __ballot_sync(mask, send);
-        const u32 sum = __reduce_add_sync(mask, degree);
-        if (ballot && gg_lane() == __ffs(mask) - 1) {
-            atomicAdd(senders, (u32)__popc(ballot));
-            atomicAdd((unsigned long long*)edges, (unsigned long long)sum);
-        }
+        if (ballot && gg_lane() == __ffs(mask) - 1) atomicAdd(senders, (u32)__popc(ballot));
+        gg_warp_add(degree, edges);
         return send ? u : -1;
     }
 };
@@ -468,7 +470,6 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                                       int skip_settled, int supports, i64 huge, int qsize, int max_rounds,
                                       double threshold, GGRules rules, GGPersistentState st, P p) {
     const int stride = gridDim.x * blockDim.x;
-    const int lane = gg_lane();
     volatile int* status = st.status;
     int in = 0;
     int policy = rules.mode == 1 ? GG_DIR_PULL : GG_DIR_PUSH;
@@ -513,9 +514,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             gg_warp_append(send && !is_huge, u, S, &counters[0]);
             gg_warp_append(is_huge, u, H, &counters[2]);
             if (st.heavy_offsets) gg_bucket_append(st, part, send, u, huge);
-            #pragma unroll
-            for (int k = 16; k > 0; k >>= 1) degree += __shfl_xor_sync(GG_FULL_MASK, degree, k);
-            if (lane == 0 && degree) atomicAdd((unsigned long long*)&st.edges[slot], (unsigned long long)degree);
+            gg_warp_add(degree, &st.edges[slot]);
         }
         if (!gg_grid_sync(st.barrier, status)) return;
         const u32 nh = gg_load(&counters[2]);
@@ -544,10 +543,9 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         u32* out_count = &counters[1];
         if (ns > 0) {
             if (policy == GG_DIR_PUSH) {
-                GGProgramPush<P> f{message, buffer, monoid, p, st.visited};
-                GGOut out{Qn, out_count, st.claim_bits, nullptr, 1};
-                gg_grid_gather(offsets, indices, weights, weighted, H, nh, f, out);
-                gg_expand_shares<Expand>(offsets, indices, weights, weighted, S, (int)ns_small, f, out, supports, GGKeep{});
+                gg_push_senders<Expand>(offsets, indices, weights, weighted, S, ns_small, H, nh,
+                                        GGProgramPush<P>{message, buffer, monoid, p, st.visited},
+                                        GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports);
             } else {
                 gg_set_bits(S, ns_small, st.active_bits);
                 gg_set_bits(H, nh, st.active_bits);
