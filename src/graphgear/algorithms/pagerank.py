@@ -102,8 +102,8 @@ def _power_apply(v, state):  # pragma: no cover - numba
 # vertex_reduce role, state: x, gathered, teleport, d, inv, contrib, params = [alpha], mass = [dangling mass of x]
 POWER_APPLY = Functor(
     "pagerank_power_apply", _power_apply,
-    "double next = params[0] * gathered[v] + teleport[v]; next += (params[0] * mass[0]) * d[v];"
-    " const double change = fabs(next - x[v]); x[v] = next; contrib[v] = next * inv[v]; return change;",
+    "double next; return gg_power_update(v, params[0], params[0] * mass[0], gathered[v], teleport, d, inv[v], x,"
+    " contrib, next);",
     state=("x", "gathered", "teleport", "d", "inv", "contrib", "params", "mass"),
 )
 

@@ -129,7 +129,8 @@ def functor_module(functor: Any, role: str, types: tuple[str, ...], extra_roles:
                 f"const float* weights, int weighted, int n, const int* vertices, int monoid, double identity, i64 huge, "
                 f"double* out{params}) {{\n"
                 f"    GGF f{{{setup_members}}};\n"
-                f"    gg_neighbor_reduce<{g}>(offsets, indices, weights, weighted, n, vertices, f, monoid, identity, huge, out);\n}}\n"
+                f"    gg_neighbor_reduce<{g}>(offsets, indices, weights, weighted, n, vertices, 0, f, monoid, identity, "
+                f"huge, false, out);\n}}\n"
                 for g in REDUCE_GROUPS)
             + f'extern "C" __global__ void __launch_bounds__(256) reduce_chunks(const int* indices, const float* weights, '
             f"int weighted, const int* rows, const i64* first, const i64* last, int chunks, const unsigned char* member, "

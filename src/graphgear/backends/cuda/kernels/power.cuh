@@ -41,29 +41,6 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK) gg_power_start(int n, con
     gg_block_combine(GG_SUM, dangling, sums + 3);
 }
 
-// One degree bin: `count` rows (rows[i], or first + i when rows is null), G lanes per row, a shuffle sum inside the
-// group into s[v]; rows of degree >= huge are the hub chunks' (skipped here).
-template <int G>
-__device__ void gg_power_gather(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                const int* rows, int first, int count, i64 huge, const double* contrib, double* s) {
-    const int lane_in_group = threadIdx.x % G;
-    const int groups = gridDim.x * blockDim.x / G;
-    const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
-    const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
-    for (int i = group; i < count; i += groups) {
-        const int v = rows ? rows[i] : first + i;
-        const i64 start = offsets[v];
-        const i64 end = offsets[v + 1];
-        if (end - start >= huge) continue;  // the same row for the whole group: a uniform branch
-        double acc = 0.0;
-        #pragma unroll 4
-        for (i64 k = start + lane_in_group; k < end; k += G) acc += contrib[indices[k]] * (double)gg_weight(weights, weighted, k);
-        #pragma unroll
-        for (int d = G / 2; d > 0; d >>= 1) acc += __shfl_down_sync(group_mask, acc, d, G);
-        if (lane_in_group == 0) s[v] = acc;
-    }
-}
-
 // No minimum of resident blocks in the launch bounds: capping the registers (40 for 6 blocks an SM) kept fewer loads in
 // flight and measured slower (0.50 against 0.40 ms an iteration with 48 registers and 5 blocks, kron:21, H200).
 extern "C" __global__ void __launch_bounds__(GG_BLOCK) gg_power_iteration(
@@ -79,17 +56,16 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK) gg_power_iteration(
     double* contrib_next = contrib1;
     int t = 0;
     for (; t < max_iter; ++t) {
-        // A: the hub chunks (a block each, in turn), then the rows of every bin
-        for (int c = blockIdx.x; c < chunks; c += gridDim.x) {
-            double acc = 0.0;
-            #pragma unroll 4
-            for (i64 k = chunk_first[c] + threadIdx.x; k < chunk_last[c]; k += blockDim.x)
-                acc += contrib[indices[k]] * (double)gg_weight(weights, weighted, k);
-            gg_block_combine(GG_SUM, acc, s + chunk_rows[c]);
-        }
-        gg_power_gather<GG_POWER_G0>(offsets, indices, weights, weighted, rows0, first0, n0, huge, contrib, s);
-        gg_power_gather<GG_POWER_G1>(offsets, indices, weights, weighted, rows1, first1, n1, huge, contrib, s);
-        gg_power_gather<GG_POWER_G2>(offsets, indices, weights, weighted, rows2, first2, n2, huge, contrib, s);
+        // A: the hub chunks (a block each, in turn), then the rows of every bin (the hubs' left to the chunks)
+        const GGContribution map{contrib};
+        gg_neighbor_reduce_chunks(indices, weights, weighted, chunk_rows, chunk_first, chunk_last, chunks, nullptr, map,
+                                  GG_SUM, 0.0, s);
+        gg_neighbor_reduce<GG_POWER_G0>(offsets, indices, weights, weighted, n0, rows0, first0, map, GG_SUM, 0.0, huge,
+                                        true, s);
+        gg_neighbor_reduce<GG_POWER_G1>(offsets, indices, weights, weighted, n1, rows1, first1, map, GG_SUM, 0.0, huge,
+                                        true, s);
+        gg_neighbor_reduce<GG_POWER_G2>(offsets, indices, weights, weighted, n2, rows2, first2, map, GG_SUM, 0.0, huge,
+                                        true, s);
         if (!gg_grid_sync(barrier, status)) return;
         // B: the update of every vertex, the slots' sums
         const double mass = alpha * __ldcg(sums + 3 + t % 3);
@@ -97,12 +73,9 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK) gg_power_iteration(
         for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
             const double gathered = __ldcg(s + v);  // a hub's came from other blocks' atomics (L2)
             if (offsets[v + 1] - offsets[v] >= huge) s[v] = 0.0;
-            double next = alpha * gathered + teleport[v];
-            next += mass * d[v];
-            change += fabs(next - x[v]);
-            x[v] = next;
             const double share = inv[v];
-            contrib_next[v] = next * share;
+            double next;
+            change += gg_power_update(v, alpha, mass, gathered, teleport, d, share, x, contrib_next, next);
             if (share == 0.0) dangling += next;
         }
         if (logger) {

@@ -174,24 +174,28 @@ __device__ void gg_block_combine(int monoid, double acc, double* out) {
 }
 
 // neighbor_reduce: out[v] = reduction over v's row of map(v, u, w) (monoid 0 = min, 1 = max, 2 = sum) for the n
-// rows 0..n-1, or for the n rows listed in `vertices`, G lanes per row (a thread, a virtual warp of 4 or 8 lanes, or a
-// warp) with a shuffle reduction inside the group. The host bins the rows by degree (TWC's thread/warp/CTA bins for a
-// gather), one launch per bin with its G, so a warp's groups do about the same work. Rows of degree >= huge get the
-// identity here: gg_neighbor_reduce_chunks finishes them with whole blocks, several per row (one atomic per chunk),
-// so a hub's row does not hold up the launch.
+// rows first..first+n-1, or for the n rows listed in `vertices`, G lanes per row (a thread, a virtual warp of 4 or 8
+// lanes, or a warp) with a shuffle reduction inside the group. The host bins the rows by degree (TWC's thread/warp/CTA
+// bins for a gather), one launch (or, in the persistent power iteration, one pass) per bin with its G, so a warp's
+// groups do about the same work. Rows of degree >= huge are gg_neighbor_reduce_chunks' (whole blocks, several per row,
+// one atomic per chunk, so a hub's row does not hold up the pass): here they get the identity, or with leave_hubs
+// nothing (the chunks of the same kernel add into them; the identity would race their atomics).
 template <int G, class M>
 __device__ void gg_neighbor_reduce(const i64* offsets, const int* indices, const float* weights, int weighted, int n,
-                                   const int* vertices, M map, int monoid, double identity, i64 huge, double* out) {
+                                   const int* vertices, int first, M map, int monoid, double identity, i64 huge,
+                                   bool leave_hubs, double* out) {
     const int lane_in_group = threadIdx.x % G;
     const int groups = gridDim.x * blockDim.x / G;
     const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
     for (int i = group; i < n; i += groups) {
-        const int v = vertices ? vertices[i] : i;
+        const int v = vertices ? vertices[i] : first + i;
         const i64 start = offsets[v];
         const i64 end = offsets[v + 1];
         double acc = identity;
-        if (end - start < huge) {
+        if (end - start >= huge) {
+            if (leave_hubs) continue;  // the same row for the whole group: a uniform branch
+        } else {
             #pragma unroll 4
             for (i64 k = start + lane_in_group; k < end; k += G)
                 acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
@@ -218,6 +222,28 @@ __device__ void gg_neighbor_reduce_chunks(const int* indices, const float* weigh
             acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
         gg_block_combine(monoid, acc, out + v);
     }
+}
+
+// PageRank's gather map (neighbor_reduce over the CSC): the source's contribution x[u] / outweight(u), times the arc's
+// weight.
+struct GGContribution {
+    const double* contrib;
+    __device__ __forceinline__ double operator()(int, int u, float w) const { return contrib[u] * (double)w; }
+};
+
+// PageRank's power-iteration update of v from its gathered sum: x[v] = alpha s + teleport[v] + (alpha mass) d[v] and
+// its next contribution x[v] share (share = inv[v], 1 / outweight(v) or 0 where dangling); returns |change| and leaves
+// the new rank in `next`. The launch-per-iteration loop (the POWER_APPLY functor) and the persistent power iteration
+// (power.cuh) both update with it.
+__device__ __forceinline__ double gg_power_update(int v, double alpha, double alpha_mass, double gathered,
+                                                  const double* teleport, const double* d, double share, double* x,
+                                                  double* contrib, double& next) {
+    next = alpha * gathered + teleport[v];
+    next += alpha_mass * d[v];
+    const double change = fabs(next - x[v]);
+    x[v] = next;
+    contrib[v] = next * share;
+    return change;
 }
 
 // vertex_reduce (Ligra's vertexMap with a reduction): f(v) for every vertex (or the `count` listed), which may update
