@@ -70,7 +70,8 @@ class CudaGraph:
     _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR)
-    reduce_plans: dict = field(default_factory=dict, repr=False)  # neighbor_reduce's ReducePlan, by direction
+    # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's ("power")
+    reduce_plans: dict = field(default_factory=dict, repr=False)
 
     def csc(self) -> tuple[Any, Any, Any]:
         if self._csc is None:
@@ -106,8 +107,8 @@ class CudaGraph:
 
     def light_heavy(self, delta: float) -> tuple[tuple[Any, Any, Any], tuple[Any, Any, Any]]:
         """The out-arcs split at `delta` into two CSRs (offsets, indices, weights): the light ones (weight < delta)
-        and the heavy ones, each row in its CSR order; Meyer & Sanders' light/heavy split for near-far. Cached per
-        delta (the last one asked only: a copy of the graph's arcs)."""
+        and the heavy ones, each row in its CSR order; Meyer & Sanders' light/heavy split for near-far (weighted
+        graphs: program_persistent checks). Cached per delta (the last one asked only: a copy of the graph's arcs)."""
         split = self._light_heavy.get(delta)
         if split is None:
             cp = cupy()
@@ -115,14 +116,13 @@ class CudaGraph:
             rt.check_free_memory(8 * self.num_arcs + 2 * self.offsets.nbytes + 9 * self.num_arcs,
                                  f"the light/heavy split of the arcs at delta {delta:g}")
             self._light_heavy.clear()
-            light = self.weights < delta if self.weighted else cp.full(self.num_arcs, 1.0 < delta)
+            light = self.weights < delta
             before = cp.concatenate([cp.zeros(1, dtype=cp.int64), cp.cumsum(light, dtype=cp.int64)])
             light_offsets = before[self.offsets]
             heavy_offsets = self.offsets - light_offsets
-            weights = self.weights if self.weighted else cp.ones(self.num_arcs, dtype=cp.float32)
             split = self._light_heavy[delta] = (
-                (light_offsets, self.indices[light], weights[light]),
-                (heavy_offsets, self.indices[~light], weights[~light]),
+                (light_offsets, self.indices[light], self.weights[light]),
+                (heavy_offsets, self.indices[~light], self.weights[~light]),
             )
         return split
 
@@ -522,18 +522,31 @@ class CudaBackend:
                        np.int32(code), np.float64(identity), out) + state)
         return out
 
+    def _degree_bins(self, G: CudaGraph, direction: str, offsets: Any, spec: tuple) -> list:
+        """G's rows in one direction binned by degree (TWC's thread/warp/CTA bins for a gather): per (upper degree
+        bound or None, lanes per row) of `spec`, (lanes, the rows as int32 or None for every row), empty bins
+        included; cached on G."""
+        bins = G.reduce_plans.get((direction, spec))
+        if bins is None:
+            cp = self.xp
+            degree = cp.diff(offsets)
+            bins, low = [], 0
+            for high, group in spec:
+                rows = cp.flatnonzero((degree >= low) & (degree < high) if high else degree >= low).astype(cp.int32)
+                bins.append((group, None if rows.size == G.num_vertices else rows))
+                low = high
+            G.reduce_plans[(direction, spec)] = bins
+        return bins
+
     def _reduce_plan(self, G: CudaGraph, direction: str, offsets: Any) -> ReducePlan:
-        """The degree bins and hub chunks of neighbor_reduce over G's rows in one direction; cached on G."""
+        """The degree bins (REDUCE_BINS, the empty ones left out) and hub chunks of neighbor_reduce over G's rows in
+        one direction; cached on G."""
         plan = G.reduce_plans.get(direction)
         if plan is None:
             cp = self.xp
             degree = cp.diff(offsets)
-            bins, low = [], 0
-            for high, group in REDUCE_BINS:
-                rows = cp.flatnonzero((degree >= low) & (degree < high) if high else degree >= low).astype(cp.int32)
-                if rows.size:
-                    bins.append((group, None if rows.size == G.num_vertices else rows))
-                low = high
+            bins = [(group, rows) for group, rows in self._degree_bins(G, direction, offsets, REDUCE_BINS)
+                    if rows is None or rows.size]
             hubs = cp.flatnonzero(degree >= REDUCE_HUGE).astype(cp.int32)
             pieces = (degree[hubs] + REDUCE_CHUNK - 1) // REDUCE_CHUNK
             chunk_rows = cp.repeat(hubs, pieces)
@@ -572,17 +585,18 @@ class CudaBackend:
         n = G.num_vertices
         offsets, indices, weights = G.csc()
         plan = self._reduce_plan(G, "in", offsets)  # its hub chunks
-        bins = G.reduce_plans.get(("power", POWER_BINS))
+        bins = G.reduce_plans.get("power")
         if bins is None:  # (rows or null, first row, count) per bin: a range where the bin's rows are contiguous
-            degree, bins, low = cp.diff(offsets), [], 0
-            for high, _ in POWER_BINS:
-                rows = cp.flatnonzero((degree >= low) & (degree < high) if high else degree >= low).astype(cp.int32)
+            bins = []
+            for _, rows in self._degree_bins(G, "in", offsets, POWER_BINS):
+                if rows is None:
+                    bins.append((np.uint64(0), np.int32(0), np.int32(n)))
+                    continue
                 first, last = (int(v) for v in rows[cp.asarray([0, -1])].get()) if rows.size else (0, -1)
                 contiguous = last - first + 1 == rows.size
                 bins.append((np.uint64(0) if contiguous else rows, np.int32(first if contiguous else 0),
                              np.int32(rows.size)))
-                low = high
-            G.reduce_plans[("power", POWER_BINS)] = bins
+            G.reduce_plans["power"] = bins
         rt.check_free_memory(24 * n, "the power iteration's contributions")
         contrib = (cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64))
         gathered = cp.zeros(n, dtype=cp.float64)  # the hub rows' sums start at 0 (the others are stored)
@@ -812,8 +826,8 @@ class CudaBackend:
         require_monotone(strategy, s.program)
         if hops > 1 and max_rounds < (1 << 30):
             raise StrategyError(f"hops={hops} runs several levels a round: max_rounds cannot count levels")
-        if light_heavy and not (delta > 0 and mode == "push" and hops == 1):
-            raise StrategyError("the light/heavy split needs near-far (delta > 0), push and hops=1")
+        if light_heavy and not (delta > 0 and mode == "push" and hops == 1 and G.weighted):
+            raise StrategyError("the light/heavy split needs a weighted graph, near-far (delta > 0), push and hops=1")
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
         # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
         fused = not light_heavy and mode == "push" and s.monoid != MONOIDS["sum"] and (
@@ -823,8 +837,7 @@ class CudaBackend:
         buckets = (np.uint64(0),) * 3
         if light_heavy:
             (push_offsets, push_indices, push_weights), heavy = G.light_heavy(delta)
-            self._bucket_lists(G, B)
-            B.bucket_bits.fill(0)
+            self._bucket_lists(G, B)  # its bucket bits clear: every launch leaves them so (an aborted one drops B)
             buckets = (B.bucket[0], B.bucket[1], B.bucket_bits)
         alpha, beta, unexplored = rules
         args = (push_offsets, push_indices, push_weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
@@ -838,6 +851,7 @@ class CudaBackend:
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
         status, log, heavy_edges = self._report.read(B.status, B.log[: (LOG_PREFETCH + 1) * LOG_FIELDS], B.heavy_edges)
         if status[0]:
+            G.persistent = None  # its bitmaps were left half set: the next launch allocates them clear
             raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
         rounds, left, which = int(status[1]), int(status[2]), int(status[3])
         rows = min(rounds, LOG_ROWS)
