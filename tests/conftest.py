@@ -90,16 +90,22 @@ def real_graph(name: str) -> Path:
     return path
 
 
-@pytest.fixture
-def supplementary_hubs():
-    """Small graphs: let the CUDA backend's supplementary queues take vertices of degree > 64 (the default threshold
-    is half the GPU's resident threads, which no test graph reaches)."""
+def set_cuda_knobs(monkeypatch, **knobs):
+    """Set attributes of the CUDA backend for one test (each back to its value when the test ends, pass or fail);
+    returns the backend. The one way tests turn a backend knob."""
     from graphgear.backends import get_backend
 
     be = get_backend("cuda")
-    be.supplementary_threshold = 64
-    yield
-    be.supplementary_threshold = None
+    for name, value in knobs.items():
+        monkeypatch.setattr(be, name, value)
+    return be
+
+
+@pytest.fixture
+def supplementary_hubs(monkeypatch):
+    """Small graphs: let the CUDA backend's supplementary queues take vertices of degree > 64 (the default threshold
+    is half the GPU's resident threads, which no test graph reaches)."""
+    return set_cuda_knobs(monkeypatch, supplementary_threshold=64)
 
 
 @pytest.fixture(autouse=True)

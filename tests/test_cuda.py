@@ -8,7 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, WIDEST_PATH, real_graph
+from conftest import REAL_GRAPHS, WIDEST_PATH, real_graph, set_cuda_knobs
 
 import graphgear as gg
 from graphgear.engine.strategy import Strategy
@@ -99,14 +99,9 @@ GRID_GATHERING = [Strategy(balance="twc")] + [
 
 
 @pytest.fixture
-def low_grid_gather_degree():
+def low_grid_gather_degree(monkeypatch):
     """Small graphs: let teams of blocks expand every pushed vertex of degree >= 32 (the default is 4096)."""
-    from graphgear.backends import get_backend
-
-    be = get_backend("cuda")
-    be.grid_gather_degree = 32
-    yield be
-    be.grid_gather_degree = 4096
+    return set_cuda_knobs(monkeypatch, grid_gather_degree=32)
 
 
 @pytest.mark.parametrize("strategy", GRID_GATHERING + [s.with_(sync="async") for s in GRID_GATHERING[:2]], ids=str)

@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, real_graph, set_cuda_knobs
 from scipy.sparse.csgraph import connected_components as scipy_components
 from scipy.sparse.csgraph import dijkstra
 
@@ -206,23 +206,17 @@ def test_near_far_takes_local_hops_on_a_high_diameter_graph():
 
 @pytest.mark.parametrize("delta", [1.0, 16.0, 200.0, np.inf])
 @pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
-def test_near_far_light_heavy_split(spec, delta):
+def test_near_far_light_heavy_split(spec, delta, monkeypatch):
     """Near-far on the device with Meyer & Sanders' light/heavy split (the default off hop-friendly graphs): the CPU's
     distances and tree where every arc is heavy (Delta 1; the weights are 1..255), some are (16, 200) and none is
     (inf), and the distances of the run without the split. With every arc heavy each reached vertex sends its arcs
     exactly once (Dijkstra's count), so the trace's edge count is the out-degree sum of the reached vertices."""
-    from graphgear.backends import get_backend
-
     g = load(spec)
     same_sssp(g, "delta_stepping", "auto", delta=delta)
     split = gg.sssp(g, hub(g), delta=delta, backend="cuda")
     assert "light/heavy split" in split.trace.rows[0].reason
-    be = get_backend("cuda")
-    be.light_heavy = False
-    try:
-        plain = gg.sssp(g, hub(g), delta=delta, backend="cuda")
-    finally:
-        be.light_heavy = True
+    set_cuda_knobs(monkeypatch, light_heavy=False)
+    plain = gg.sssp(g, hub(g), delta=delta, backend="cuda")
     assert "light/heavy" not in plain.trace.rows[0].reason
     np.testing.assert_array_equal(split.distances, plain.distances)
     if delta == 1.0:

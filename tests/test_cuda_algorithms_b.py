@@ -12,7 +12,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, real_graph
+from conftest import REAL_GRAPHS, real_graph, set_cuda_knobs
 
 import graphgear as gg
 from graphgear.algorithms import scc as scc_module
@@ -118,19 +118,8 @@ def test_pagerank_power_layouts(spec, layout):
     assert np.abs(gpu.ranks - given.ranks).sum() < 1e-6
 
 
-@pytest.fixture
-def launch_per_iteration():
-    """The CUDA backend's power iteration as one launch sequence and host read per iteration (not one kernel)."""
-    from graphgear.backends import get_backend
-
-    be = get_backend("cuda")
-    be.fused_power = False
-    yield be
-    be.fused_power = True
-
-
 @pytest.mark.parametrize("spec", ["kron:14", "rmat:10:4:w", "grid:30:30"])
-def test_pagerank_power_one_kernel_equals_launch_per_iteration(spec, request):
+def test_pagerank_power_one_kernel_equals_launch_per_iteration(spec, monkeypatch):
     """The persistent power iteration (kernels/power.cuh) takes the steps of the launch-per-iteration loop: the same
     iteration count, ranks equal to rounding (hub rows summed by chunks with atomics), a trace row per iteration
     with its device time. kron:14 has in-rows of degree >= REDUCE_HUGE (the chunked hubs); rmat:10:4:w is directed
@@ -141,7 +130,7 @@ def test_pagerank_power_one_kernel_equals_launch_per_iteration(spec, request):
     n = g.num_vertices
     kwargs = {"tol": 1e-9 / n, "max_iter": 5000, "alpha": 0.9, "personalization": {v: 1.0 + v % 4 for v in range(0, n, 3)}}
     fused = gg.pagerank(g, method="power", backend="cuda", **kwargs)
-    be = request.getfixturevalue("launch_per_iteration")
+    be = set_cuda_knobs(monkeypatch, fused_power=False)  # a launch sequence and a host read per iteration
     stepped = gg.pagerank(g, method="power", backend=be, **kwargs)
     assert fused.iterations == stepped.iterations == len(fused.trace) == len(stepped.trace)
     assert np.abs(fused.ranks - stepped.ranks).max() < 1e-12
