@@ -19,6 +19,7 @@ auto      static + adaptive (the default): the table fixes the GPU fields, the a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,8 +122,15 @@ class FixedController(Controller):
 
 
 def configuration_table(stats: dict[str, Any], name: str = "", resident_threads: int = RESIDENT_THREADS) -> tuple[Strategy, str]:
-    """Busato & Bombieri, Table 1: a push Strategy and the rules that produced it, from avg/max degree and Gini."""
-    avg, gini, max_degree = stats["avg_degree"], stats["gini"], stats["max_degree"]
+    """Busato & Bombieri, Table 1: a push Strategy and the rules that produced it, from avg/max degree and Gini.
+    Looked up once per distinct input (every traversal asks it before its first round)."""
+    return _configuration_table(stats["avg_degree"], stats["gini"], stats["max_degree"],
+                                name.startswith(SYNTHETIC_GENERATORS), resident_threads)
+
+
+@functools.lru_cache(maxsize=256)
+def _configuration_table(avg: float, gini: float, max_degree: int, synthetic: bool,
+                         resident_threads: int) -> tuple[Strategy, str]:
     why = []
     frontier, group = "vertex_queue", 32
     if avg < 5 and gini >= 0.2:
@@ -153,7 +161,7 @@ def configuration_table(stats: dict[str, Any], name: str = "", resident_threads:
     sync = "sync" if multiple else "async"
     why.append("multiple kernel calls (avg degree > 20 or Gini >= 0.6)" if multiple else "single kernel call (likely high diameter)")
     dedup = "warp_hash" if balance == "warp_scan" else "block"
-    lookup = "bitmask" if name.startswith(SYNTHETIC_GENERATORS) else "status"
+    lookup = "bitmask" if synthetic else "status"
     if lookup == "bitmask":
         why.append("bitmask lookup (synthetic, randomly labelled)")
     strategy = Strategy(
