@@ -454,3 +454,21 @@ def test_free_memory_check_names_the_bytes():
     with pytest.raises(DeviceMemoryError, match=r"the test array needs 931322\.57 GiB of device memory; .* GiB is free"):
         rt.check_free_memory(10**15, "the test array")
     rt.check_free_memory(1 << 20, "a small array")  # fits: no error
+
+
+@pytest.mark.parametrize("n,s", [(1, 0), (5, 4), (1000, 517)])
+def test_single_source_values_and_hop_counts_match_the_cpu(n, s):
+    """The CUDA backend's one-kernel start of a single-source traversal and its conversion of BFS values to int64
+    hops (-1 where unreachable) give the CPU backend's arrays."""
+    from graphgear.backends import get_backend
+
+    cpu, gpu = get_backend("cpu"), get_backend("cuda")
+    for host, device in zip(cpu.single_source_values(n, s), gpu.single_source_values(n, s)):
+        np.testing.assert_array_equal(host, device.get())
+    _, buffers = cpu.single_source_values(n, s)
+    assert buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all()
+    values = np.where(np.arange(n) % 3 == 0, np.inf, np.arange(n, dtype=np.float64))
+    hops = gpu.hop_counts(gpu.asarray(values)).get()
+    assert hops.dtype == np.int64
+    np.testing.assert_array_equal(hops, cpu.hop_counts(values))
+    np.testing.assert_array_equal(hops, np.where(np.isinf(values), -1, np.arange(n)))

@@ -20,6 +20,20 @@ def resolve_source(graph: Any, source: Any) -> int:
     return int(graph.vertex_index(source))
 
 
+def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
+    """[v] as a one-element array of the backend's module (a first worklist, a kernel's scalar argument), made by a
+    fill: xp.asarray([v]) on the GPU is a host-to-device copy, a round trip of its own (tens of microseconds on a BFS
+    that takes one millisecond)."""
+    return xp.full(1, v, dtype=dtype)
+
+
+def single_source_start(backend: Any, n: int, s: int) -> tuple[Any, Any, Any]:
+    """A single-source traversal's start: values and buffers at inf but the source's buffer at 0 (the backend's
+    single_source_values), and [s], the first worklist (one_vertex)."""
+    values, buffers = backend.single_source_values(n, s)
+    return values, buffers, one_vertex(backend.xp, s)
+
+
 def canonical_labels(labels: Any, roots: bool = False) -> Any:
     """Renumber component labels to 0..C-1 in order of each component's smallest vertex, on the labels' device
     (NumPy or CuPy: a GPU run keeps its labels on the GPU). ``roots=True``: the caller guarantees that every label is
@@ -88,7 +102,7 @@ def predecessors_from_distances(backend: Any, G: Any, strategy: Any, dist: Any, 
     gathering a long row) the CUDA functor keeps the smallest id by an atomic min (-1 is the largest unsigned value)."""
     xp = backend.xp
     pred = xp.full(G.num_vertices, -1, dtype=np.int64)
-    state = (dist, pred, xp.asarray([source], dtype=np.int64), xp.asarray([unit_weights], dtype=np.bool_))
+    state = (dist, pred, one_vertex(xp, source), one_vertex(xp, unit_weights, np.bool_))
     backend.pull(G, None, PARENT, strategy, state, PARENT_CANDIDATE)
     return pred
 

@@ -59,6 +59,7 @@ from ..functor import Functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE
 from ..results import BetweennessResult
+from ._common import one_vertex
 
 __all__ = ["betweenness_centrality"]
 
@@ -290,7 +291,7 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
     level[s] = 0
     sigma[s] = 1.0
     controller = make_controller(strategy, graph, "traversal")
-    frontier = Frontier.from_vertices(xp.asarray([s], dtype=np.int64), n)
+    frontier = Frontier.from_vertices(one_vertex(xp, s), n)
     levels = [frontier]
     level_edges = []  # out-edges of each level's frontier (the controller's count, kept for the backward trace)
     ran_async = None

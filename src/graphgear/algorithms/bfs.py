@@ -19,7 +19,7 @@ from ..engine.strategy import Strategy
 from ..functor import Functor
 from ..program import VertexProgram, run_program
 from ..results import BFSResult, Deferred
-from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
+from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source, single_source_start
 
 
 @numba.njit(nogil=True)
@@ -56,15 +56,11 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     """
     s = resolve_source(graph, source)
     be = get_backend(backend)
-    xp = be.xp
-    n = graph.num_vertices
-    values = xp.full(n, np.inf)
-    buffers = xp.full(n, np.inf)
-    buffers[s] = 0.0
-    run = run_program(BFS_PROGRAM, graph, values, buffers, np.array([s]), backend=be, strategy=strategy, copy=False)
+    values, buffers, start = single_source_start(be, graph.num_vertices, s)
+    run = run_program(BFS_PROGRAM, graph, values, buffers, start, backend=be, strategy=strategy, copy=False)
     G = be.graph(graph)
     dist = run.state.value
     # the BFS tree is derived from the distances by one pull pass, when first read (results.Deferred)
     pred = Deferred(lambda: predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True))
-    distances = xp.nan_to_num(dist, posinf=-1.0).astype(np.int64)  # unreachable (inf) -> -1
+    distances = be.hop_counts(dist)  # unreachable (inf) -> -1
     return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=run.trace.seconds)

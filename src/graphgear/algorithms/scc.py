@@ -51,7 +51,7 @@ from ..functor import Functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
 from ..results import ComponentsResult
-from ._common import canonical_labels
+from ._common import canonical_labels, one_vertex
 
 __all__ = ["strongly_connected_components"]
 
@@ -337,7 +337,7 @@ class _Run:
         score = xp.where(self.alive != 0, self.G.out_degree * in_degree, -1)
         pivot = int(xp.argmax(score))
         self.color.fill(pivot)  # the SCC's name
-        start = Frontier.from_vertices(xp.asarray([pivot], dtype=np.int64), n)
+        start = Frontier.from_vertices(one_vertex(xp, pivot), n)
         for G, mark, way in ((self.G, self.forward, "forward"), (self.R, self.backward, "backward")):
             mark[pivot] = 1
             controller = make_controller(self.strategy, self.graph, "traversal")

@@ -56,7 +56,7 @@ from ..functor import Functor, cpu_functor
 from ..operators import ACTIVATE, STOP
 from ..program import VertexProgram, run_program
 from ..results import Deferred, SSSPResult
-from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
+from ._common import APPLY_SMALLER, one_vertex, predecessors_from_distances, resolve_source, single_source_start
 from .bfs import bfs
 
 __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
@@ -338,19 +338,16 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs without it)."""
     from ..engine.controller import configuration_table, hop_friendly, label_correcting
 
-    xp = be.xp
     n = graph.num_vertices
-    values = xp.full(n, np.inf)
-    buffers = xp.full(n, np.inf)
-    buffers[s] = 0.0
-    state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0))
+    values, buffers, start = single_source_start(be, n, s)
+    state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0), copy=False)
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
     if hop_friendly(graph):
         base = label_correcting(base)
     # Meyer & Sanders' light/heavy split where the rounds are level-synchronous (block-local hops re-send anyway)
     split = base.hops == 1 and getattr(be, "light_heavy", False)
-    source = Frontier.from_vertices(xp.asarray([s], dtype=np.int32), n, dtype=np.int32)
+    source = Frontier.from_vertices(start, n, dtype=np.int32)
     run = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width, light_heavy=split)
     trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))
     trace.add(strategy=str(base), path=base.path, frontier_vertices=1, frontier_edges=int(graph.offsets[s + 1] - graph.offsets[s]),
@@ -364,11 +361,8 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
     """Bellman-Ford as a vertex program: rounds of relaxation under the controller's path until nothing improves
     (async push is Bellman-Ford-Moore's FIFO label-correcting queue)."""
-    xp = be.xp
-    values = xp.full(graph.num_vertices, np.inf)
-    buffers = xp.full(graph.num_vertices, np.inf)
-    buffers[s] = 0.0
-    run = run_program(BELLMAN_FORD, graph, values, buffers, np.array([s]), backend=be, strategy=strategy,
+    values, buffers, start = single_source_start(be, graph.num_vertices, s)
+    run = run_program(BELLMAN_FORD, graph, values, buffers, start, backend=be, strategy=strategy,
                       phase="bellman-ford", copy=False)
     run.trace.algorithm = "sssp"
     return run.state.value, run.trace
@@ -382,7 +376,7 @@ def delta_stepping(be: Any, G: Any, graph: Any, s: int, delta: float | None, mea
     if isinstance(controller, TraversalController):
         controller = LabelCorrectingTraversal(controller, graph)
     trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name)
-    near = Frontier.from_vertices(be.xp.asarray([s], dtype=np.int64), n)
+    near = Frontier.from_vertices(one_vertex(be.xp, s), n)
     first = controller.choose(IterationInfo(0, 1, near.out_edges(G.out_degree), n, graph.num_arcs))
     width = default_delta(graph, mean, positive, first.strategy.sync) if delta is None else float(delta)
     return near_far(be, G, graph, near, width, controller, first, trace, "near"), trace
@@ -472,6 +466,6 @@ def tight_tree(be: Any, G: Any, dist: Any, source: int) -> Any:
     level[source] = 0
     pred = xp.full(n, -1, dtype=np.int64)
     state = (dist, level, pred)
-    be.advance(G, Frontier.from_vertices(xp.asarray([source], dtype=np.int64), n), TIGHT_CLAIM, FIFO, state)
+    be.advance(G, Frontier.from_vertices(one_vertex(xp, source), n), TIGHT_CLAIM, FIFO, state)
     be.pull(G, None, TIGHT_PARENT, PULL_PASS, state, TIGHT_CANDIDATE)
     return pred

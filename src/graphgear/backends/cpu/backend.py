@@ -85,6 +85,17 @@ class CpuBackend:
     def asarray(self, array: Any, dtype: Any = None) -> np.ndarray:
         return np.asarray(array, dtype=dtype)
 
+    def single_source_values(self, n: int, s: int) -> tuple[np.ndarray, np.ndarray]:
+        """A single-source traversal's values and buffers: inf everywhere but the source's buffer, 0."""
+        values = np.full(n, np.inf)
+        buffers = values.copy()
+        buffers[s] = 0.0
+        return values, buffers
+
+    def hop_counts(self, values: np.ndarray) -> np.ndarray:
+        """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf)."""
+        return np.where(np.isinf(values), -1, values).astype(np.int64)
+
     # --------------------------------------------------------------------------------------------------- advance
     def advance(self, G: CpuGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
         """Push from the frontier's vertices over their out-edges; returns the activated vertices."""

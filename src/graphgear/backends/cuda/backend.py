@@ -230,6 +230,7 @@ class CudaBackend:
         self._occupancy: dict[int, int] = {}  # resident blocks per SM, by kernel
         self._power: Any = None  # the persistent power iteration's kernel (kernels/power.cuh), compiled on first use
         self._params: dict[bytes, Any] = {}  # program parameters on the device, by value (read-only in every kernel)
+        self._elementwise_kernels: dict[str, Any] = {}  # small CuPy ElementwiseKernels by name (_elementwise)
         self._report = rt.PinnedReader(8 * LOG_FIELDS * (LOG_PREFETCH + 1) + 64)  # a persistent launch's status + log
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.grid_gather_degree = GRID_GATHER_DEGREE  # degree from which teams of blocks expand a pushed vertex
@@ -267,6 +268,27 @@ class CudaBackend:
 
     def asarray(self, array: Any, dtype: Any = None) -> Any:
         return self.xp.asarray(array, dtype=dtype)
+
+    def single_source_values(self, n: int, s: int) -> tuple[Any, Any]:
+        """A single-source traversal's values and buffers: inf everywhere but the source's buffer, 0. One kernel
+        writes both (two fills and a scalar store were three launches, about 80 us of host time before a BFS that
+        takes one millisecond could start)."""
+        values, buffers = self.xp.empty(n, dtype=self.xp.float64), self.xp.empty(n, dtype=self.xp.float64)
+        self._elementwise("single_source", "float64 inf, int64 s", "float64 value, float64 buffer",
+                          "value = inf; buffer = i == s ? 0.0 : inf")(np.float64(np.inf), np.int64(s), values, buffers)
+        return values, buffers
+
+    def hop_counts(self, values: Any) -> Any:
+        """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf): one elementwise kernel (CuPy's
+        nan_to_num copies each of its scalar arguments to the device first, a synchronous round trip apiece)."""
+        return self._elementwise("hop_counts", "float64 d", "int64 h", "h = isinf(d) ? -1ll : (long long)d")(values)
+
+    def _elementwise(self, name: str, inputs: str, outputs: str, body: str) -> Any:
+        """A CuPy ElementwiseKernel of this backend's, built on first use."""
+        kernel = self._elementwise_kernels.get(name)
+        if kernel is None:
+            kernel = self._elementwise_kernels[name] = self.xp.ElementwiseKernel(inputs, outputs, body, f"gg_{name}")
+        return kernel
 
     def _buffer(self, name: str, size: int, dtype: Any) -> Any:
         key = (name, np.dtype(dtype).num)
