@@ -194,14 +194,17 @@ def test_sssp_block_local_hops(spec, strategy):
     same_sssp(load(spec), "bellman_ford", strategy)
 
 
-def test_near_far_takes_local_hops_on_a_high_diameter_graph():
-    """Near-far on the device expands LOCAL_HOPS levels per grid barrier inside each bucket of a sparse graph."""
+@pytest.mark.parametrize("spec", ["grid:40:50:0.8:w", "rgg:11:w", "er:3000:12:w"])
+def test_near_far_takes_local_hops_on_a_graph_without_hubs(spec):
+    """Near-far on the device expands LOCAL_HOPS levels per grid barrier inside each bucket of a graph without hubs:
+    a sparse grid, and denser random geometric and Erdos-Renyi graphs (|E| / |V| above SEP-Graph's delta)."""
     from graphgear.engine.controller import LOCAL_HOPS
 
-    g = load("grid:40:50:0.8:w")
+    g = load(spec)
     same_sssp(g, "delta_stepping", "auto")
     gpu = gg.sssp(g, hub(g), backend="cuda")
     assert f"hops={LOCAL_HOPS}" in gpu.trace.rows[0].strategy
+    assert "light/heavy" not in gpu.trace.rows[0].reason
 
 
 @pytest.mark.parametrize("delta", [1.0, 16.0, 200.0, np.inf])

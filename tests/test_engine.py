@@ -24,6 +24,7 @@ from graphgear.engine.controller import (
     configuration_table,
     hop_friendly,
     make_controller,
+    near_far_hops,
 )
 from graphgear.engine.strategy import CHOICES, Strategy
 from graphgear.engine.trace import Trace
@@ -155,6 +156,15 @@ def test_sparse_pass_with_hops():
     assert other.strategy.hops == 1 and other.strategy.lookup == "bitmask"
     dense = TraversalController(base, 1000, 30000, hops=LOCAL_HOPS).choose(info(0, 1, 30, m=30000))
     assert dense.strategy.hops == 1
+
+
+@pytest.mark.parametrize("spec,takes", [("grid:30:30", True), ("rgg:12", True), ("er:4000:20", True), ("rmat:12:8", False),
+                                        ("kron:12", False)])
+def test_near_far_hops_on_graphs_without_hubs(spec, takes):
+    """Near-far's hops by maximum degree alone: a grid, a random geometric graph and a dense Erdos-Renyi graph have no
+    vertex above NEAR_FAR_HOPS_MAX_DEGREE, the power-law graphs do."""
+    g = gg.load(spec)
+    assert near_far_hops(g) == takes
 
 
 @pytest.mark.parametrize("spec,takes", [("grid:30:30", True), ("rmat:10:2", False), ("kron:10", False)])

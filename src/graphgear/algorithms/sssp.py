@@ -333,17 +333,17 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
-    hop-friendly graph (sparse, no hubs) several levels per grid barrier (Strategy.hops: label-correcting inside the
-    bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a bucket sends its
+    graph without hubs (controller.near_far_hops) several levels per grid barrier (Strategy.hops: label-correcting
+    inside the bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a bucket sends its
     arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs without it)."""
-    from ..engine.controller import configuration_table, hop_friendly, label_correcting
+    from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
     n = graph.num_vertices
     values, buffers, start = single_source_start(be, n, s)
     state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0), copy=False)
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
-    if hop_friendly(graph):
+    if near_far_hops(graph):
         base = label_correcting(base)
     # Meyer & Sanders' light/heavy split where the rounds are level-synchronous (block-local hops re-send anyway)
     split = base.hops == 1 and getattr(be, "light_heavy", False)
