@@ -334,8 +334,9 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
     graph without hubs (controller.near_far_hops) several levels per grid barrier (Strategy.hops: label-correcting
-    inside the bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a bucket sends its
-    arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs without it)."""
+    inside the bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a
+    bucket sends its arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs
+    without it)."""
     from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
     n = graph.num_vertices
