@@ -210,7 +210,7 @@ def test_near_far_takes_local_hops_on_a_graph_without_hubs(spec):
 @pytest.mark.parametrize("delta", [1.0, 16.0, 200.0, np.inf])
 @pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
 def test_near_far_light_heavy_split(spec, delta, monkeypatch):
-    """Near-far on the device with Meyer & Sanders' light/heavy split (the default off hop-friendly graphs): the CPU's
+    """Near-far on the device with Meyer & Sanders' light/heavy split (the default on graphs with hubs): the CPU's
     distances and tree where every arc is heavy (Delta 1; the weights are 1..255), some are (16, 200) and none is
     (inf), and the distances of the run without the split. With every arc heavy each reached vertex sends its arcs
     exactly once (Dijkstra's count), so the trace's edge count is the out-degree sum of the reached vertices."""
