@@ -172,6 +172,12 @@ def program_module(program: Any) -> str:
         "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
         ", const double* message, double* buffer, int monoid, int first_wins, const double* value, int skip_settled, "
         "const double* params", gather="first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE"))
+    src.append(
+        f'extern "C" __global__ void __launch_bounds__(256) pull_first_wins({PULL_ARGS}, const double* message, '
+        "double* buffer, int monoid, int first_wins, const double* value, int skip_settled, const double* params) {\n"
+        "    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, bits, n, value, buffer, message, "
+        "monoid, skip_settled, GGP{params}, GGOut{nullptr, nullptr, nullptr, next, 2});\n}\n"
+    )
     return "".join(src)
 
 

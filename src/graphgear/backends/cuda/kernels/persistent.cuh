@@ -179,9 +179,9 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
             const double b = buffer[u];
             live = b < value[u];
             now = live && b < t;
-            if (!live || now) atomicAnd(&st.far_bits[u >> 5], ~(1u << (u & 31)));
-            if (now) atomicOr(&claim[u >> 5], 1u << (u & 31));
         }
+        gg_warp_bit(!live || now ? u : -1, st.far_bits, false);
+        gg_warp_bit(now ? u : -1, claim, true);
         gg_warp_append(now, u, Q, refill);
         gg_warp_append(live && !now, u, st.far[other], &st.far_n[other]);
     }
@@ -317,7 +317,7 @@ struct GGFusedCompute {
     __device__ __forceinline__ int operator()(int u) const {
         bool send = false;
         u64 degree = 0;
-        if (u >= 0) atomicAnd(&unclaim[u >> 5], ~(1u << (u & 31)));
+        gg_warp_bit(u, unclaim, false);
         if (gg_defer(*st, pile, threshold, u, buffer)) u = -1;
         if (u >= 0) {
             const i64 d = offsets[u + 1] - offsets[u];
@@ -428,7 +428,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
 struct GGUnclaim {
     u32* bits;
     __device__ __forceinline__ int operator()(int u) const {
-        if (u >= 0) atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
+        gg_warp_bit(u, bits, false);
         return u;
     }
 };
@@ -499,7 +499,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             bool send = false;
             int u = i < qsize ? Q[i] : -1;
             u64 degree = 0;
-            if (u >= 0) atomicAnd(&st.claim_bits[u >> 5], ~(1u << (u & 31)));
+            gg_warp_bit(u, st.claim_bits, false);
             if (gg_defer(st, pile, threshold, u, buffer)) u = -1;
             if (u >= 0) {
                 const i64 d = offsets[u + 1] - offsets[u];
@@ -550,11 +550,16 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 gg_set_bits(S, ns_small, st.active_bits);
                 gg_set_bits(H, nh, st.active_bits);
                 if (!gg_grid_sync(st.barrier, status)) return;
-                GGProgramCandidate<P> c{value, skip_settled, p};
-                GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
                 GGOut out{Qn, out_count, nullptr, nullptr, 0};
-                gg_pull_vertex_group<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n, c, f,
-                                                 out, first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE);
+                if (PULL_GROUP == 1 && first_wins && monoid != GG_SUM) {
+                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, st.active_bits, n, value,
+                                               buffer, message, monoid, skip_settled, p, out);
+                } else {
+                    GGProgramCandidate<P> c{value, skip_settled, p};
+                    GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
+                    gg_pull_vertex_group<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n,
+                                                     c, f, out, first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE);
+                }
                 previous_pull_senders = r & 1;
                 previous_count = ns_small;
                 previous_huge = nh;

@@ -5,6 +5,7 @@
 //   __device__ bool settled(double value) const;
 #pragma once
 #include "common.cuh"
+#include "pull.cuh"
 
 #define GG_MIN 0
 #define GG_MAX 1
@@ -93,3 +94,94 @@ struct GGProgramPull {
         return first_wins ? (GG_ACTIVATE | GG_STOP) : GG_ACTIVATE;
     }
 };
+
+// Bottom-up step of a first-wins program (Beamer et al.'s bottom-up BFS, with Busato & Bombieri's bitmask lookup of the
+// active sources): a thread per candidate, which stops at its first improving in-edge. A thread walks many candidates
+// one after another, each a chain of dependent loads, so the pass is written to shorten the chain: the candidate's
+// value, buffer and row bounds are loaded together; then GG_PULL_ILP in-edges; then their sources' active bits and
+// messages together (the message loads are speculative, and the CSC lists hub sources first, so the first in-edges
+// are the likely parents). A thread scans at most GG_PULL_THREAD_EDGES in-edges of a row; the rows left then are
+// scanned by the whole warp one after another, 32 in-edges a step (warp gathering, after the thread's try: most rows
+// find their parent among the first hubs, and gathering every long row from the start wasted the warp's steps).
+// The thread (or its warp) alone scans v, so v's buffer is stored, not updated atomically. The result equals
+// gg_pull_vertex_group<1> with GGProgramCandidate and GGProgramPull: the first improving active in-edge in row order
+// wins. Needs a min or max accumulate.
+#ifndef GG_PULL_THREAD_EDGES
+#define GG_PULL_THREAD_EDGES 32
+#endif
+
+template <class P>
+__device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_indices, const float* t_weights,
+                                           int weighted, const u32* active_bits, int n, const double* value,
+                                           double* buffer, const double* message, int monoid, int skip_settled, P p,
+                                           GGOut out) {
+    const int lane = gg_lane();
+    const int stride = gridDim.x * blockDim.x;
+    for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
+        const int v = base + threadIdx.x;
+        bool activated = false;
+        double buf = 0.0;
+        i64 step = 0, end = 0;
+        if (v < n) {
+            const double val = value[v];
+            buf = buffer[v];
+            end = t_offsets[v + 1];
+            step = t_offsets[v];
+            if (skip_settled && p.settled(val)) step = end;
+        }
+        const i64 limit = min(end, step + GG_PULL_THREAD_EDGES);
+        for (; step < limit && !activated; step += GG_PULL_ILP) {
+            int u[GG_PULL_ILP];
+            #pragma unroll
+            for (int j = 0; j < GG_PULL_ILP; ++j) u[j] = step + j < end ? t_indices[step + j] : -1;
+            bool on[GG_PULL_ILP];
+            double m[GG_PULL_ILP];
+            #pragma unroll
+            for (int j = 0; j < GG_PULL_ILP; ++j) {
+                on[j] = u[j] >= 0 && gg_test_bit(active_bits, u[j]);
+                m[j] = u[j] >= 0 ? message[u[j]] : 0.0;
+            }
+            #pragma unroll
+            for (int j = 0; j < GG_PULL_ILP; ++j) {
+                if (!on[j] || activated) continue;
+                const double c = p.edge(m[j], gg_weight(t_weights, weighted, step + j));
+                if (gg_improves(monoid, buf, c)) {
+                    buf = c;
+                    activated = true;
+                }
+            }
+        }
+        // the rows left (in-edges [step, end) unscanned, no parent yet), each by the whole warp in turn
+        u32 left = __ballot_sync(GG_FULL_MASK, step < end && !activated);
+        while (left) {
+            const int leader = __ffs(left) - 1;
+            left &= left - 1;
+            const i64 first = __shfl_sync(GG_FULL_MASK, step, leader);
+            const i64 last = __shfl_sync(GG_FULL_MASK, end, leader);
+            const double old = __shfl_sync(GG_FULL_MASK, buf, leader);
+            for (i64 k0 = first; k0 < last; k0 += GG_WARP) {
+                const i64 k = k0 + lane;
+                double c = 0.0;
+                bool hit = false;
+                if (k < last) {
+                    const int u = t_indices[k];
+                    if (gg_test_bit(active_bits, u)) {
+                        c = p.edge(message[u], gg_weight(t_weights, weighted, k));
+                        hit = gg_improves(monoid, old, c);
+                    }
+                }
+                const u32 hits = __ballot_sync(GG_FULL_MASK, hit);
+                if (hits) {  // the first hit in row order wins
+                    c = __shfl_sync(GG_FULL_MASK, c, __ffs(hits) - 1);
+                    if (lane == leader) {
+                        buf = c;
+                        activated = true;
+                    }
+                    break;
+                }
+            }
+        }
+        if (activated) buffer[v] = buf;
+        gg_emit(out, activated, v);
+    }
+}
