@@ -324,6 +324,25 @@ def test_device_rules_decide_like_the_host_controller(spec):
     assert all(row.seconds >= 0 for row in gpu.trace)
 
 
+def test_device_trace_is_replayed_when_first_read():
+    """A traversal the device finished leaves the replay of its log for the trace's first read: its time is known at
+    once, its rows equal an eager replay's (a controller passed in by the caller, which may run again, is replayed
+    at once)."""
+    from graphgear.engine.controller import make_controller
+
+    g = gg.load("kron:14")
+    s = int(np.argmax(g.out_degree()))
+    lazy = gg.bfs(g, s, backend="cuda")
+    assert lazy.trace._pending and lazy.trace.seconds > 0
+    seconds = lazy.trace.seconds
+    assert len(lazy.trace) > 2 and not lazy.trace._pending
+    assert lazy.trace.seconds == pytest.approx(seconds)
+    eager = gg.bfs(g, s, backend="cuda", strategy=make_controller("auto", g, "traversal", monotone=True))
+    assert not eager.trace._pending
+    assert eager.trace.decisions() == lazy.trace.decisions()
+    assert [r.reason for r in eager.trace] == [r.reason for r in lazy.trace]
+
+
 def test_persistent_kernel_stops_after_max_rounds():
     """max_rounds stops the device mid-traversal with the same values as the CPU after as many rounds."""
     from graphgear.algorithms.bfs import BFS_PROGRAM

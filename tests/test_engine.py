@@ -246,6 +246,27 @@ def test_trace_json_and_table(tmp_path):
     assert "more iterations" in str(t) and t.seconds == pytest.approx(0.1)
 
 
+def test_trace_deferred_rows_come_first_and_once():
+    """Trace.defer: the rows appear when the trace is first read, before rows added later, with their total time
+    known before; the fill runs once."""
+    t = Trace(algorithm="x")
+    calls = []
+
+    def fill():
+        calls.append(1)
+        for i in range(3):
+            t.add(strategy="default", path="async-push-dd", frontier_vertices=i, frontier_edges=i, edges_processed=i,
+                  seconds=0.5, decision="push", reason="device")
+
+    t.defer(fill, 1.5)
+    assert t.seconds == pytest.approx(1.5) and not calls
+    t.add(strategy="default", path="sync-pull-dd", frontier_vertices=9, frontier_edges=9, edges_processed=9,
+          seconds=0.25, decision="pull", reason="host")
+    assert calls == [1] and t.decisions() == ["push", "push", "push", "pull"]
+    assert [r.iteration for r in t] == [0, 1, 2, 3] and t.seconds == pytest.approx(1.75)
+    assert len(t) == 4 and calls == [1]
+
+
 # ---------------------------------------------------------------------------------------------------------- frontier
 
 

@@ -113,7 +113,9 @@ def run_program(
     worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
     if after_round is None and program.kind == "traversal":
-        worklist, rounds = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase)
+        # a controller of the caller's may run again before this trace is read, so its replay is not deferred
+        worklist, rounds = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
+                                          defer=controller is not strategy)
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         decision = controller.choose(info)
@@ -134,10 +136,12 @@ def run_program(
 
 
 def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier, controller: Any, trace: Trace,
-                   max_rounds: int, phase: str) -> tuple[Frontier, int]:
+                   max_rounds: int, phase: str, defer: bool = True) -> tuple[Frontier, int]:
     """Hand a traversal to the device when the backend can run SEP-Graph Algorithm 2 itself (the GPU's persistent
     kernel: every round inside one launch, no host round trip). The device logs each round's active set; replaying
     the controller on that log gives the trace the same decisions and reasons as a host-driven run.
+    When the device finished the traversal, the replay waits until the trace is first read (Trace.defer), unless
+    `defer` is false (the controller is the caller's, and may run again before then).
     Returns the worklist left and the rounds run (none when the hand-off does not apply)."""
     rules = getattr(controller, "device_rules", lambda: None)()
     run_on_device = getattr(be, "program_persistent", None)
@@ -149,15 +153,23 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier, 
     run = run_on_device(G, state, worklist, base, "adaptive", params, max_rounds)
     seconds = run.seconds()
     n = graph.num_vertices
-    for r, row in enumerate(run.log):
-        info = IterationInfo(r, int(row[1]), int(row[2]), n, graph.num_arcs)
-        decision = controller.choose(info)
-        pull = decision.strategy.direction == "pull"
-        if pull != bool(row[3]):
-            raise StrategyError(f"round {r}: the device chose {'pull' if row[3] else 'push'}, the controller {decision.decision}")
-        strategy = decision.strategy.with_(sync="async")
-        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
-                  frontier_edges=info.frontier_edges, edges_processed=graph.num_arcs if pull else info.frontier_edges,
-                  seconds=float(seconds[r]), decision=decision.decision,
-                  reason=decision.reason + " (decided on the device, persistent kernel)", phase=phase)
+
+    def replay() -> None:
+        for r, row in enumerate(run.log):
+            info = IterationInfo(r, int(row[1]), int(row[2]), n, graph.num_arcs)
+            decision = controller.choose(info)
+            pull = decision.strategy.direction == "pull"
+            if pull != bool(row[3]):
+                raise StrategyError(f"round {r}: the device chose {'pull' if row[3] else 'push'}, the controller "
+                                    f"{decision.decision}")
+            strategy = decision.strategy.with_(sync="async")
+            trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
+                      frontier_edges=info.frontier_edges, edges_processed=graph.num_arcs if pull else info.frontier_edges,
+                      seconds=float(seconds[r]), decision=decision.decision,
+                      reason=decision.reason + " (decided on the device, persistent kernel)", phase=phase)
+
+    if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first
+        replay()
+    else:  # the traversal is done: the trace is replayed when first read
+        trace.defer(replay, float(seconds.sum()))
     return run.remaining, run.rounds

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["Trace", "TraceRow"]
 
@@ -32,17 +32,38 @@ class TraceRow:
 
 @dataclass
 class Trace:
-    """The rows of one algorithm run plus run-level facts (algorithm, backend, controller)."""
+    """The rows of one algorithm run plus run-level facts (algorithm, backend, controller).
+
+    Rows may be added later than their iterations ran: `defer(fill, seconds)` leaves a callable that adds them when
+    the trace is first read (a GPU traversal's device log is replayed through the controller only if somebody looks;
+    the replay cost about a tenth of a millisecond on a BFS that takes one), with their total time known at once."""
 
     algorithm: str = ""
     backend: str = ""
     controller: str = ""
-    rows: list[TraceRow] = field(default_factory=list)
+    _rows: list[TraceRow] = field(default_factory=list, repr=False)
+    _pending: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _pending_seconds: float = field(default=0.0, repr=False)
+
+    @property
+    def rows(self) -> list[TraceRow]:
+        """Every row, the deferred ones included (filled in here on first read)."""
+        while self._pending:
+            fill = self._pending.pop(0)
+            fill()
+        self._pending_seconds = 0.0
+        return self._rows
 
     def add(self, **row: Any) -> TraceRow:
-        entry = TraceRow(iteration=len(self.rows), **row)
-        self.rows.append(entry)
+        rows = self.rows  # deferred rows come first
+        entry = TraceRow(iteration=len(rows), **row)
+        rows.append(entry)
         return entry
+
+    def defer(self, fill: Callable[[], None], seconds: float) -> None:
+        """Rows that `fill()` adds (through add) when the trace is first read; `seconds`: their total time."""
+        self._pending.append(fill)
+        self._pending_seconds += seconds
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -53,7 +74,7 @@ class Trace:
     @property
     def seconds(self) -> float:
         """Total time of the traced iterations."""
-        return sum(r.seconds for r in self.rows)
+        return sum(r.seconds for r in self._rows) + self._pending_seconds
 
     def decisions(self) -> list[str]:
         """The decision of every iteration, e.g. ["push", "push", "pull", "push"]."""
