@@ -59,6 +59,40 @@ __device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue,
     if (take) queue[slot] = value;
 }
 
+// Block-aggregated append and sum: one atomic per block on the queue's counter and one on *total, instead of one per
+// warp, for a pass over a large queue whose body is short, where the atomics on those two words were the bound
+// (the persistent kernel's compute phase). Every thread of the block calls it, with full warps.
+__device__ __forceinline__ void gg_block_append_add(bool take, int value, int* queue, u32* counter, u64 count,
+                                                    u64* total) {
+    __shared__ u32 s_offset[GG_BLOCK / GG_WARP];
+    __shared__ u64 s_sum[GG_BLOCK / GG_WARP];
+    __shared__ u32 s_base;
+    const u32 ballot = __ballot_sync(GG_FULL_MASK, take);
+    const u32 low = __reduce_add_sync(GG_FULL_MASK, (u32)(count & 0xffff));
+    const u32 high = __reduce_add_sync(GG_FULL_MASK, (u32)(count >> 16));
+    const int warp = threadIdx.x >> 5;
+    if (gg_lane() == 0) {
+        s_offset[warp] = __popc(ballot);
+        s_sum[warp] = (u64)low + ((u64)high << 16);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u32 taken = 0;
+        u64 sum = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
+            const u32 c = s_offset[w];
+            s_offset[w] = taken;
+            taken += c;
+            sum += s_sum[w];
+        }
+        s_base = taken ? atomicAdd(counter, taken) : 0;
+        if (sum) atomicAdd(total, sum);
+    }
+    __syncthreads();
+    if (take) queue[s_base + s_offset[warp] + __popc(ballot & ((1u << gg_lane()) - 1u))] = value;
+    __syncthreads();  // the shared words are reused by the next call
+}
+
 // Add every active lane's count (< 2^32, e.g. an out-degree) to *total with one atomic per warp. The 16-bit halves
 // summed over 32 lanes fit in u32, so the warp sums with __reduce_add_sync instead of five shuffles.
 __device__ __forceinline__ void gg_warp_add(u64 count, u64* total) {
