@@ -46,6 +46,12 @@ IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
 
 
+def _barrier_timed_out(launch: str) -> BackendError:
+    """The error of a persistent launch whose grid barrier gave up waiting (GG_BARRIER_TIMEOUT_NS, kernels/
+    persistent.cuh): its blocks were not all resident at once."""
+    return BackendError(f"{launch}'s grid barrier timed out: its blocks were not all resident")
+
+
 def _reduce_monoid(operator: str, monoid: str) -> tuple[int, float]:
     """(code, identity) of a reduction's monoid; a clear error for any other name."""
     if monoid not in REDUCE_MONOIDS:
@@ -346,7 +352,7 @@ class CudaBackend:
         capacity = n if mode != 0 else max(n, frontier.out_edges(G.out_degree))
         out_queue = self._buffer("out_queue", max(capacity, 1), cp.int32)
         mask = cp.zeros(n, dtype=cp.uint8) if dense_out else self._buffer("no_mask", 1, cp.uint8)
-        dedup_bits = self._buffer("dedup_bits", (n + 31) // 32 + 1, cp.uint32) if mode == 1 else self._buffer("nobits", 1, cp.uint32)
+        dedup_bits = self._buffer("dedup_bits", rt.bitmap_words(n), cp.uint32) if mode == 1 else self._buffer("nobits", 1, cp.uint32)
         if mode == 1:
             dedup_bits.fill(0)
         self._counter.reset()
@@ -446,14 +452,14 @@ class CudaBackend:
                 np.int32(LOG_ROWS)) + state
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
         if int(B.status[0].get()):
-            raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
+            raise _barrier_timed_out("the persistent kernel")
         return Frontier.empty(n, cp)
 
     # --------------------------------------------------------------------------------------------------- pull
     def _bits(self, G: CudaGraph, frontier: Frontier | None) -> Any:
         cp = self.xp
         n = G.num_vertices
-        bits = self._buffer("active_bits", (n + 31) // 32 + 1, cp.uint32)
+        bits = self._buffer("active_bits", rt.bitmap_words(n), cp.uint32)
         if frontier is None:
             return bits
         bits.fill(0)
@@ -642,7 +648,7 @@ class CudaBackend:
         early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
         status, totals, head, head_stamps = self._report.read(words[2:4], sums, changes[:early], stamps[: early + 1])
         if status[0]:
-            raise BackendError("the power iteration's grid barrier timed out: its blocks were not all resident")
+            raise _barrier_timed_out("the power iteration")
         iterations = int(status[1])
         shown = min(iterations, logged)
         if shown > early:
@@ -675,7 +681,7 @@ class CudaBackend:
             message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
-            visited=cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32) if program.first_wins else None,
+            visited=cp.zeros(rt.bitmap_words(n), dtype=cp.uint32) if program.first_wins else None,
         )
 
     def _device_params(self, params: Any) -> Any:
@@ -764,7 +770,7 @@ class CudaBackend:
         if G.persistent is None:
             cp = self.xp
             n = G.num_vertices
-            words = (n + 31) // 32 + 1
+            words = rt.bitmap_words(n)
             rt.check_free_memory(32 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
             control = cp.zeros(CONTROL_WORDS, dtype=cp.int64)
             G.persistent = PersistentBuffers(
@@ -789,7 +795,7 @@ class CudaBackend:
             n = G.num_vertices
             rt.check_free_memory(8 * (n + 1) + (n // 8 + 8), "the light/heavy split's sender lists")
             B.bucket = (cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32))
-            B.bucket_bits = cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32)
+            B.bucket_bits = cp.zeros(rt.bitmap_words(n), dtype=cp.uint32)
 
     def _coresident_blocks(self, kernel: Any, sparse: bool, dense: int = 2) -> int:
         """Blocks that can all be resident at once (a grid barrier needs every block running), at most the occupancy
@@ -876,7 +882,7 @@ class CudaBackend:
         status, log, heavy_edges = self._report.read(B.status, B.log[: (LOG_PREFETCH + 1) * LOG_FIELDS], B.heavy_edges)
         if status[0]:
             G.persistent = None  # its bitmaps were left half set: the next launch allocates them clear
-            raise BackendError("the persistent kernel's grid barrier timed out: its blocks were not all resident")
+            raise _barrier_timed_out("the persistent kernel")
         rounds, left, which = int(status[1]), int(status[2]), int(status[3])
         rows = min(rounds, LOG_ROWS)
         if rows > LOG_PREFETCH:

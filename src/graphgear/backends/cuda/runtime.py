@@ -96,6 +96,11 @@ def compile_module(source: str, names: tuple[str, ...]) -> Any:
     return module
 
 
+def bitmap_words(n: int) -> int:
+    """32-bit words of a bitmap over n vertices, with one spare (the kernels' (n + 31) / 32 + 1)."""
+    return (n + 31) // 32 + 1
+
+
 class KernelTable:
     """A compiled module whose kernels are looked up once (CuPy's get_function asks the driver on every call)."""
 
