@@ -96,6 +96,12 @@ class Strategy:
             raise StrategyError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {self.hops!r}")
         object.__setattr__(self, "hops", int(self.hops))
         self._check_combination()
+        # hashed once: controllers look strategies up (with_'s cache) every round, and hashing ten fields each time
+        # was most of a controller's host time
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self))))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def _check_combination(self) -> None:
         if self.direction == "pull" and self.frontier == "edge_queue":

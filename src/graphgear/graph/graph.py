@@ -241,6 +241,8 @@ class Graph:
     # ---------------------------------------------------------------------------------------------------- user ids
     def vertex_index(self, labels: Any) -> np.ndarray | int:
         """Internal index (0..V-1) of user vertex labels; the identity when the graph was not renumbered."""
+        if self.vertex_ids is None and type(labels) is int and 0 <= labels < self.num_vertices:
+            return labels  # one source vertex given as an int: every single-source call asks this
         scalar = np.ndim(labels) == 0
         values = np.atleast_1d(np.asarray(labels))
         if self.vertex_ids is None:
