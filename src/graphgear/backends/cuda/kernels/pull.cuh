@@ -15,9 +15,11 @@
 #include "common.cuh"
 
 // pull_vertex_group<1>: rows of at least this in-degree are scanned by the whole warp (warp gathering) -- for a pull
-// that scans whole rows (a sum, a min without early exit). A first-wins pull (bottom-up BFS) passes GG_PULL_NO_GATHER:
-// its scans stop at the first parent, and a warp walking its rows one after another wasted the steps it saved (the
-// first bottom-up round of a kron:21 BFS: 447 us without gathering, 544 us with it; H200).
+// that scans whole rows (a sum, a min without early exit). A first-wins pull passes GG_PULL_NO_GATHER: its scans stop
+// at the first parent, and a warp walking its rows one after another wasted the steps it saved (the first bottom-up
+// round of a kron:21 BFS: 447 us without gathering, 544 us with it; H200). Bottom-up BFS itself (a first-wins program,
+// one lane per vertex) now runs gg_program_pull_first_wins (program.cuh), which hands a row to its warp only after the
+// thread's first GG_PULL_THREAD_EDGES in-edges.
 #ifndef GG_PULL_GATHER_DEGREE
 #define GG_PULL_GATHER_DEGREE 32
 #endif
