@@ -5,8 +5,9 @@
 // (including its "stay pull while the active set grows").
 //
 // Round r (worklist Q of qsize vertices):
-//   A  compute() on Q; the vertices that send go to the sender queue S (warp-aggregated appends) and their out-degrees
-//      are summed (outDegree(A)); the claim bits of Q's entries are cleared for this round's output. A sender of
+//   A  compute() on Q; the vertices that send go to the sender queue S (block-aggregated appends) and their out-degrees
+//      are summed (outDegree(A)); the claim bits of Q's entries are cleared for this round's output (when a push, a
+//      bucket refill or heavy rows wrote Q; a pull's output holds none). A sender of
 //      degree >= huge goes to the supplementary queue H instead, which teams of blocks expand, several rows at once (gg_grid_gather)
 //      (grid gathering: block gathering one level up; Busato & Bombieri's supplementary queue).
 //   -- grid barrier; every thread reads |S| and outDegree(S) and takes the same push/pull decision
