@@ -96,12 +96,21 @@ class Strategy:
             raise StrategyError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {self.hops!r}")
         object.__setattr__(self, "hops", int(self.hops))
         self._check_combination()
-        # hashed once: controllers look strategies up (with_'s cache) every round, and hashing ten fields each time
-        # was most of a controller's host time
-        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self))))
 
     def __hash__(self) -> int:
-        return self._hash
+        """Hashed once, when first asked: controllers look strategies up (with_'s cache) every round, and hashing the
+        ten fields each time was most of a controller's host time."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields without the cached hash: string hashes differ between processes, so a copy rehashes."""
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
 
     def _check_combination(self) -> None:
         if self.direction == "pull" and self.frontier == "edge_queue":
