@@ -4,7 +4,6 @@ user-defined vertex program (widest path) under every execution path."""
 from __future__ import annotations
 
 import json
-import pickle
 
 import numba
 import numpy as np
@@ -85,17 +84,6 @@ def test_strategy_string_round_trip(s):
 def test_impossible_or_malformed_strategies(text, words):
     with pytest.raises(StrategyError, match=words.replace("(", r"\(")):
         Strategy.parse(text)
-
-
-def test_strategy_hash_is_cached_but_not_pickled():
-    """A Strategy caches its hash; a pickled copy (another process hashes strings differently) carries no hash and
-    makes its own, equal to the original's here."""
-    s = Strategy(sync="async", balance="warp_scan", supports=frozenset({"warp_gather"}))
-    h = hash(s)
-    assert s.__dict__["_hash"] == h and hash(s) == h
-    copy = pickle.loads(pickle.dumps(s))
-    assert "_hash" not in copy.__dict__ and copy == s and hash(copy) == h
-    assert {s: 1}[copy] == 1 and hash(Strategy()) != hash(Strategy(direction="pull", frontier="bitmap"))
 
 
 def test_with_validates():

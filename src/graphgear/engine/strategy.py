@@ -97,21 +97,6 @@ class Strategy:
         object.__setattr__(self, "hops", int(self.hops))
         self._check_combination()
 
-    def __hash__(self) -> int:
-        """Hashed once, when first asked: controllers look strategies up (with_'s cache) every round, and hashing the
-        ten fields each time was most of a controller's host time."""
-        h = self.__dict__.get("_hash")
-        if h is None:
-            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The fields without the cached hash: string hashes differ between processes, so a copy rehashes."""
-        state = dict(self.__dict__)
-        state.pop("_hash", None)
-        return state
-
     def _check_combination(self) -> None:
         if self.direction == "pull" and self.frontier == "edge_queue":
             raise StrategyError("pull gathers per destination vertex: it cannot read an edge queue (use bitmap/boolmap)")
