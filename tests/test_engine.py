@@ -267,6 +267,24 @@ def test_trace_deferred_rows_come_first_and_once():
     assert len(t) == 4 and calls == [1]
 
 
+def test_trace_deferred_fills_keep_their_order():
+    """Two deferred fills add their rows in the order they were deferred (a fill's adds read the rows, which must not
+    start the next fill in the middle of it)."""
+    t = Trace(algorithm="x")
+
+    def fill(decision):
+        def run():
+            for _ in range(2):
+                t.add(strategy="default", path="async-push-dd", frontier_vertices=1, frontier_edges=1,
+                      edges_processed=1, seconds=0.25, decision=decision, reason="device")
+        return run
+
+    t.defer(fill("push"), 0.5)
+    t.defer(fill("pull"), 0.5)
+    assert t.seconds == pytest.approx(1.0)
+    assert t.decisions() == ["push", "push", "pull", "pull"] and t.seconds == pytest.approx(1.0)
+
+
 # ---------------------------------------------------------------------------------------------------------- frontier
 
 

@@ -47,11 +47,12 @@ class Trace:
 
     @property
     def rows(self) -> list[TraceRow]:
-        """Every row, the deferred ones included (filled in here on first read)."""
-        while self._pending:
-            fill = self._pending.pop(0)
-            fill()
-        self._pending_seconds = 0.0
+        """Every row, the deferred ones included (filled in here on first read, in the order they were deferred: the
+        list is taken first, so a fill's own adds, which read rows, do not start the next fill)."""
+        if self._pending:
+            pending, self._pending, self._pending_seconds = self._pending, [], 0.0
+            for fill in pending:
+                fill()
         return self._rows
 
     def add(self, **row: Any) -> TraceRow:
