@@ -566,7 +566,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 GGOut out{Qn, out_count, nullptr, nullptr, 0};
                 if (PULL_GROUP == 1 && first_wins && monoid != GG_SUM) {
                     gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, st.active_bits, n, value,
-                                               buffer, message, monoid, skip_settled, p, out);
+                                               buffer, message, monoid, skip_settled, p, out, ns_small ? S : H);
                 } else {
                     GGProgramCandidate<P> c{value, skip_settled, p};
                     GGProgramPull<P> f{message, buffer, monoid, first_wins, p};

@@ -114,7 +114,11 @@ template <class P>
 __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_indices, const float* t_weights,
                                            int weighted, const u32* active_bits, int n, const double* value,
                                            double* buffer, const double* message, int monoid, int skip_settled, P p,
-                                           GGOut out) {
+                                           GGOut out, const int* sender = nullptr) {
+    // every sender of a first-wins round carries the same message (program.py): read it once, from one sender,
+    // instead of a message per in-edge (sender null: per in-edge, speculatively)
+    const bool uniform = sender != nullptr;
+    const double round_message = uniform ? message[*sender] : 0.0;
     const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
@@ -139,7 +143,7 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
             #pragma unroll
             for (int j = 0; j < GG_PULL_ILP; ++j) {
                 on[j] = u[j] >= 0 && gg_test_bit(active_bits, u[j]);
-                m[j] = u[j] >= 0 ? message[u[j]] : 0.0;
+                m[j] = uniform ? round_message : u[j] >= 0 ? message[u[j]] : 0.0;
             }
             #pragma unroll
             for (int j = 0; j < GG_PULL_ILP; ++j) {
@@ -166,7 +170,7 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
                 if (k < last) {
                     const int u = t_indices[k];
                     if (gg_test_bit(active_bits, u)) {
-                        c = p.edge(message[u], gg_weight(t_weights, weighted, k));
+                        c = p.edge(uniform ? round_message : message[u], gg_weight(t_weights, weighted, k));
                         hit = gg_improves(monoid, old, c);
                     }
                 }
