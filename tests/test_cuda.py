@@ -476,16 +476,17 @@ def test_free_memory_check_names_the_bytes():
 
 
 @pytest.mark.parametrize("n,s", [(1, 0), (5, 4), (1000, 517)])
-def test_single_source_values_and_hop_counts_match_the_cpu(n, s):
-    """The CUDA backend's one-kernel start of a single-source traversal and its conversion of BFS values to int64
-    hops (-1 where unreachable) give the CPU backend's arrays."""
+def test_single_source_start_and_hop_counts_match_the_cpu(n, s):
+    """The CUDA backend's one-kernel start of a single-source traversal (values, buffers, [s]) and its conversion of
+    BFS values to int64 hops (-1 where unreachable) give the CPU backend's arrays."""
     from graphgear.backends import get_backend
 
     cpu, gpu = get_backend("cpu"), get_backend("cuda")
-    for host, device in zip(cpu.single_source_values(n, s), gpu.single_source_values(n, s)):
+    for host, device in zip(cpu.single_source_start(n, s), gpu.single_source_start(n, s)):
+        assert host.dtype == device.dtype
         np.testing.assert_array_equal(host, device.get())
-    _, buffers = cpu.single_source_values(n, s)
-    assert buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all()
+    _, buffers, start = cpu.single_source_start(n, s)
+    assert buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all() and start.tolist() == [s]
     values = np.where(np.arange(n) % 3 == 0, np.inf, np.arange(n, dtype=np.float64))
     hops = gpu.hop_counts(gpu.asarray(values)).get()
     assert hops.dtype == np.int64

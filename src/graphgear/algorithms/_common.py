@@ -28,10 +28,9 @@ def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
 
 
 def single_source_start(backend: Any, n: int, s: int) -> tuple[Any, Any, Any]:
-    """A single-source traversal's start: values and buffers at inf but the source's buffer at 0 (the backend's
-    single_source_values), and [s], the first worklist (one_vertex)."""
-    values, buffers = backend.single_source_values(n, s)
-    return values, buffers, one_vertex(backend.xp, s)
+    """A single-source traversal's start: values and buffers at inf but the source's buffer at 0, and [s], the first
+    worklist (the backend's single_source_start, one kernel on the GPU)."""
+    return backend.single_source_start(n, s)
 
 
 def canonical_labels(labels: Any, roots: bool = False) -> Any:

@@ -85,12 +85,13 @@ class CpuBackend:
     def asarray(self, array: Any, dtype: Any = None) -> np.ndarray:
         return np.asarray(array, dtype=dtype)
 
-    def single_source_values(self, n: int, s: int) -> tuple[np.ndarray, np.ndarray]:
-        """A single-source traversal's values and buffers: inf everywhere but the source's buffer, 0."""
+    def single_source_start(self, n: int, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A single-source traversal's values and buffers (inf everywhere but the source's buffer, 0) and [s], its
+        first worklist (int64)."""
         values = np.full(n, np.inf)
         buffers = values.copy()
         buffers[s] = 0.0
-        return values, buffers
+        return values, buffers, np.array([s], dtype=np.int64)
 
     def hop_counts(self, values: np.ndarray) -> np.ndarray:
         """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf)."""

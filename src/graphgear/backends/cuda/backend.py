@@ -229,14 +229,13 @@ class CudaBackend:
 
     def __init__(self) -> None:
         self.xp = cupy()
-        self._utility = rt.compile_module(sources.UTILITY_SOURCE, ())
+        self._utility = rt.KernelTable(rt.compile_module(sources.UTILITY_SOURCE, ()))
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
         self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)
         self._occupancy: dict[int, int] = {}  # resident blocks per SM, by kernel
         self._power: Any = None  # the persistent power iteration's kernel (kernels/power.cuh), compiled on first use
         self._params: dict[bytes, Any] = {}  # program parameters on the device, by value (read-only in every kernel)
-        self._elementwise_kernels: dict[str, Any] = {}  # small CuPy ElementwiseKernels by name (_elementwise)
         self._report = rt.PinnedReader(8 * LOG_FIELDS * (LOG_PREFETCH + 1) + 64)  # a persistent launch's status + log
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.grid_gather_degree = GRID_GATHER_DEGREE  # degree from which teams of blocks expand a pushed vertex
@@ -275,26 +274,21 @@ class CudaBackend:
     def asarray(self, array: Any, dtype: Any = None) -> Any:
         return self.xp.asarray(array, dtype=dtype)
 
-    def single_source_values(self, n: int, s: int) -> tuple[Any, Any]:
-        """A single-source traversal's values and buffers: inf everywhere but the source's buffer, 0. One kernel
-        writes both (two fills and a scalar store were three launches, about 80 us of host time before a BFS that
-        takes one millisecond could start)."""
-        values, buffers = self.xp.empty(n, dtype=self.xp.float64), self.xp.empty(n, dtype=self.xp.float64)
-        self._elementwise("single_source", "float64 inf, int64 s", "float64 value, float64 buffer",
-                          "value = inf; buffer = i == s ? 0.0 : inf")(np.float64(np.inf), np.int64(s), values, buffers)
-        return values, buffers
+    def single_source_start(self, n: int, s: int) -> tuple[Any, Any, Any]:
+        """A single-source traversal's values and buffers (inf everywhere but the source's buffer, 0) and [s], its
+        first worklist (int64): one RawKernel launch (two fills, a scalar store and a one-element fill were four
+        launches, and CuPy's ElementwiseKernel call alone costs more host time than a RawKernel's)."""
+        cp = self.xp
+        values, buffers, start = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64), cp.empty(1, dtype=cp.int64)
+        rt.launch(self._utility.get_function("single_source"), n, (values, buffers, start, np.int32(n), np.int64(s)))
+        return values, buffers, start
 
     def hop_counts(self, values: Any) -> Any:
-        """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf): one elementwise kernel (CuPy's
+        """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf): one RawKernel launch (CuPy's
         nan_to_num copies each of its scalar arguments to the device first, a synchronous round trip apiece)."""
-        return self._elementwise("hop_counts", "float64 d", "int64 h", "h = isinf(d) ? -1ll : (long long)d")(values)
-
-    def _elementwise(self, name: str, inputs: str, outputs: str, body: str) -> Any:
-        """A CuPy ElementwiseKernel of this backend's, built on first use."""
-        kernel = self._elementwise_kernels.get(name)
-        if kernel is None:
-            kernel = self._elementwise_kernels[name] = self.xp.ElementwiseKernel(inputs, outputs, body, f"gg_{name}")
-        return kernel
+        hops = self.xp.empty(values.size, dtype=self.xp.int64)
+        rt.launch(self._utility.get_function("hop_counts"), values.size, (values, hops, np.int32(values.size)))
+        return hops
 
     def _buffer(self, name: str, size: int, dtype: Any) -> Any:
         key = (name, np.dtype(dtype).num)
@@ -444,8 +438,7 @@ class CudaBackend:
         qsize = int(vertices.size)
         if qsize == 0:
             return Frontier.empty(n, cp)
-        B.queues[0][:qsize] = vertices
-        B.control.fill(0)
+        self._persistent_start(B, vertices, qsize)
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), np.int32(n), np.int32(supports), np.int32(qsize),
                 np.int32(2**31 - 1), B.queues[0], B.queues[1], B.counters, B.claim_bits, B.barrier, B.status, B.log,
@@ -681,7 +674,7 @@ class CudaBackend:
             message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
-            visited=cp.zeros(rt.bitmap_words(n), dtype=cp.uint32) if program.first_wins else None,
+            visited=None,  # made by _lookup when a strategy first asks for bitmask lookup
         )
 
     def _device_params(self, params: Any) -> Any:
@@ -744,12 +737,14 @@ class CudaBackend:
         rt.launch(s.module.get_function(name), n * group, args)
         return Frontier.from_mask(next_mask.view(cp.bool_)), G.num_arcs
 
-    @staticmethod
-    def _lookup(s: CudaProgramState, strategy: Any) -> Any:
-        """The visited bitmap for lookup=bitmask on a first-wins program (its first value is final), else null."""
-        if strategy.lookup == "bitmask" and s.visited is not None:
-            return s.visited
-        return np.uint64(0)
+    def _lookup(self, s: CudaProgramState, strategy: Any) -> Any:
+        """The visited bitmap for lookup=bitmask on a first-wins program (its first value is final), else null. Made
+        when first asked for (clear: a bit is set where a push first sets a buffer, so rounds before it lose none)."""
+        if strategy.lookup != "bitmask" or not s.first_wins:
+            return np.uint64(0)
+        if s.visited is None:
+            s.visited = self.xp.zeros(rt.bitmap_words(int(s.value.size)), dtype=self.xp.uint32)
+        return s.visited
 
     def _program_drain(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
         """Async: rounds run back to back until the worklist is empty, without the controller in between."""
@@ -787,6 +782,16 @@ class CudaBackend:
                 bucket_n=control[14:17].view(cp.uint32), heavy_edges=control[17:18].view(cp.uint64),
             )
         return G.persistent
+
+    def _persistent_start(self, B: PersistentBuffers, vertices: Any, qsize: int) -> None:
+        """The first worklist into B.queues[0] (as int32) and the control words zeroed, by one kernel (a slice copy
+        and a fill were two launches of host time before every persistent launch)."""
+        vertices = self.xp.ascontiguousarray(vertices)
+        wide = vertices.dtype.itemsize == 8
+        if vertices.dtype not in (self.xp.int64, self.xp.int32):
+            vertices, wide = vertices.astype(self.xp.int64), True
+        rt.launch(self._utility.get_function("persistent_start"), max(qsize, CONTROL_WORDS),
+                  (vertices, np.int32(wide), np.int32(qsize), B.queues[0], B.control, np.int32(CONTROL_WORDS)))
 
     def _bucket_lists(self, G: CudaGraph, B: PersistentBuffers) -> None:
         """The light/heavy split's sender lists and bucket bits, allocated on first use (8 bytes a vertex)."""
@@ -845,8 +850,7 @@ class CudaBackend:
         B = self._persistent_buffers(G)
         vertices = worklist.vertices()
         qsize = int(vertices.size)
-        B.queues[0][:qsize] = vertices  # converted to int32 by the copy
-        B.control.fill(0)
+        self._persistent_start(B, vertices, qsize)
         t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
                                            else (G.offsets, G.indices, G.weights))
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)

@@ -87,6 +87,27 @@ extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* 
 extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
 extern "C" __global__ void set_bits(const int* queue, int qsize, u32* bits) { gg_set_bits(queue, (u32)qsize, bits); }
 extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) { gg_clear_bits(queue, (u32)qsize, bits); }
+// a single-source traversal's start: values inf, buffers inf but the source's 0, and [s] as the first worklist
+extern "C" __global__ void single_source(double* value, double* buffer, i64* start, int n, i64 s) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        value[i] = GG_INF;
+        buffer[i] = i == s ? 0.0 : GG_INF;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) start[0] = s;
+}
+// BFS hop counts from float64 values: -1 where unreachable (inf)
+extern "C" __global__ void hop_counts(const double* d, i64* h, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        h[i] = d[i] == GG_INF ? -1 : (i64)d[i];
+}
+// a persistent launch's first worklist (int64 or int32 vertices, as int32) and its control words zeroed, in one launch
+extern "C" __global__ void persistent_start(const void* vertices, int wide, int qsize, int* queue, i64* control,
+                                           int control_words) {
+    const int stride = gridDim.x * blockDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += stride)
+        queue[i] = wide ? (int)((const i64*)vertices)[i] : ((const int*)vertices)[i];
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < control_words; i += stride) control[i] = 0;
+}
 """
 
 INCLUDES = '#include "advance.cuh"\n#include "pull.cuh"\n#include "program.cuh"\n#include "persistent.cuh"\n'
