@@ -318,7 +318,7 @@ struct GGFusedCompute {
     __device__ __forceinline__ int operator()(int u) const {
         bool send = false;
         u64 degree = 0;
-        gg_warp_bit(u, unclaim, false);
+        if (u >= 0) atomicAnd(&unclaim[u >> 5], ~(1u << (u & 31)));
         if (gg_defer(*st, pile, threshold, u, buffer)) u = -1;
         if (u >= 0) {
             const i64 d = offsets[u + 1] - offsets[u];
@@ -429,7 +429,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
 struct GGUnclaim {
     u32* bits;
     __device__ __forceinline__ int operator()(int u) const {
-        gg_warp_bit(u, bits, false);
+        if (u >= 0) atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
         return u;
     }
 };
