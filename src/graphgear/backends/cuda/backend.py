@@ -732,9 +732,7 @@ class CudaBackend:
         skip = int(s.skip_settled and strategy.drive == "data")
         args = (t_offsets, t_indices, t_weights, np.int32(G.weighted), bits, np.int32(0), np.int32(n), next_mask,
                 s.message, s.buffer, np.int32(s.monoid), np.int32(s.first_wins), s.value, np.int32(skip), s.params)
-        # a first-wins program's thread-per-candidate pull has its own kernel (kernels/program.cuh)
-        name = "pull_first_wins" if group == 1 and s.first_wins and s.monoid != MONOIDS["sum"] else f"pull_g{group}"
-        rt.launch(s.module.get_function(name), n * group, args)
+        rt.launch(s.module.get_function(f"pull_g{group}"), n * group, args)  # kernels/program.cuh: gg_program_pull
         return Frontier.from_mask(next_mask.view(cp.bool_)), G.num_arcs
 
     def _lookup(self, s: CudaProgramState, strategy: Any) -> Any:

@@ -67,13 +67,12 @@ def advance_wrappers(setup: str, extra: str) -> str:
     return "".join(out)
 
 
-def pull_wrappers(setup: str, extra: str, gather: str = "GG_PULL_GATHER_DEGREE") -> str:
-    """The pull kernels, one per group size; `gather` is the in-degree from which group 1 scans a row with the whole
-    warp (kernels/pull.cuh)."""
+def pull_wrappers(setup: str, extra: str) -> str:
+    """The pull kernels of a functor pair, one per group size (kernels/pull.cuh)."""
     return "".join(
         f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}{extra}) {{\n'
         f"    {setup}\n    GGOut out{{nullptr, nullptr, nullptr, next, 2}};\n"
-        f"    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, out, {gather});\n}}\n"
+        f"    gg_pull_vertex_group<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, c, f, out);\n}}\n"
         for g in PULL_GROUPS
     )
 
@@ -188,17 +187,13 @@ def program_module(program: Any) -> str:
     )
     src.append(advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}, visited};",
                                 ", const double* message, double* buffer, int monoid, const double* params, u32* visited"))
-    src.append(pull_wrappers(
-        "GGProgramPull<GGP> f{message, buffer, monoid, first_wins, GGP{params}}; "
-        "GGProgramCandidate<GGP> c{value, skip_settled, GGP{params}};",
-        ", const double* message, double* buffer, int monoid, int first_wins, const double* value, int skip_settled, "
-        "const double* params", gather="first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE"))
-    src.append(
-        f'extern "C" __global__ void __launch_bounds__(256) pull_first_wins({PULL_ARGS}, const double* message, '
+    src.append("".join(
+        f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}, const double* message, '
         "double* buffer, int monoid, int first_wins, const double* value, int skip_settled, const double* params) {\n"
-        "    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, bits, n, value, buffer, message, "
-        "monoid, skip_settled, GGP{params}, GGOut{nullptr, nullptr, nullptr, next, 2});\n}\n"
-    )
+        f"    gg_program_pull<{g}>(t_offsets, t_indices, t_weights, weighted, bits, all_active, n, value, buffer, "
+        "message, monoid, first_wins, skip_settled, GGP{params}, GGOut{nullptr, nullptr, nullptr, next, 2});\n}\n"
+        for g in PULL_GROUPS
+    ))
     return "".join(src)
 
 

@@ -564,15 +564,9 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 gg_set_bits(H, nh, st.active_bits);
                 if (!gg_grid_sync(st.barrier, status)) return;
                 GGOut out{Qn, out_count, nullptr, nullptr, 0};
-                if (PULL_GROUP == 1 && first_wins && monoid != GG_SUM) {
-                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, st.active_bits, n, value,
-                                               buffer, message, monoid, skip_settled, p, out, ns_small ? S : H);
-                } else {
-                    GGProgramCandidate<P> c{value, skip_settled, p};
-                    GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
-                    gg_pull_vertex_group<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n,
-                                                     c, f, out, first_wins ? GG_PULL_NO_GATHER : GG_PULL_GATHER_DEGREE);
-                }
+                gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n, value,
+                                            buffer, message, monoid, first_wins, skip_settled, p, out,
+                                            ns_small ? S : H);
                 previous_pull_senders = r & 1;
                 previous_count = ns_small;
                 previous_huge = nh;

@@ -189,3 +189,23 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
         gg_emit(out, activated, v);
     }
 }
+
+// A program's pull round, G lanes a candidate, and the one place that decides how it runs: a first-wins program with
+// an idempotent accumulate (every sender carries the same message; min/max/or) pulls a thread per candidate through
+// gg_program_pull_first_wins, which stops at the first parent and hands a long row to its warp late; any other
+// program (sums, groups of 4-32 lanes, every source active) through gg_pull_vertex_group, which warp-gathers rows
+// of GG_PULL_GATHER_DEGREE in-edges and more when G == 1. `sender` (persistent kernel): a sender of this round.
+template <int G, class P>
+__device__ void gg_program_pull(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
+                                const u32* active_bits, int all_active, int n, const double* value, double* buffer,
+                                const double* message, int monoid, int first_wins, int skip_settled, P p, GGOut out,
+                                const int* sender = nullptr) {
+    if (G == 1 && first_wins && monoid != GG_SUM && !all_active) {
+        gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, active_bits, n, value, buffer, message,
+                                   monoid, skip_settled, p, out, sender);
+        return;
+    }
+    GGProgramCandidate<P> c{value, skip_settled, p};
+    GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
+    gg_pull_vertex_group<G>(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, c, f, out);
+}

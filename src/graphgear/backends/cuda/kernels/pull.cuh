@@ -15,15 +15,13 @@
 #include "common.cuh"
 
 // pull_vertex_group<1>: rows of at least this in-degree are scanned by the whole warp (warp gathering) -- for a pull
-// that scans whole rows (a sum, a min without early exit). A first-wins pull passes GG_PULL_NO_GATHER: its scans stop
-// at the first parent, and a warp walking its rows one after another wasted the steps it saved (the first bottom-up
-// round of a kron:21 BFS: 447 us without gathering, 544 us with it; H200). Bottom-up BFS itself (a first-wins program,
-// one lane per vertex) now runs gg_program_pull_first_wins (program.cuh), which hands a row to its warp only after the
-// thread's first GG_PULL_THREAD_EDGES in-edges.
+// that scans whole rows (a sum, a min without early exit). A first-wins program's pull does not come here
+// (gg_program_pull, program.cuh): its scans stop at the first parent, and a warp walking its rows one after another
+// wasted the steps it saved (the first bottom-up round of a kron:21 BFS: 447 us without gathering, 544 us with it;
+// H200); gg_program_pull_first_wins hands a row to its warp only after the thread's first GG_PULL_THREAD_EDGES.
 #ifndef GG_PULL_GATHER_DEGREE
 #define GG_PULL_GATHER_DEGREE 32
 #endif
-#define GG_PULL_NO_GATHER (1LL << 62)
 // ... and a thread scans the smaller rows this many in-edges a step
 #ifndef GG_PULL_ILP
 #define GG_PULL_ILP 4
@@ -56,8 +54,7 @@ __device__ __forceinline__ bool gg_pull_row(const int* t_indices, const float* t
 // kron:21 single-source BC take 8.5 ms instead of 4.3 (H200, same sources).
 template <class C, class F>
 __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
-                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out,
-                                      i64 gather_degree) {
+                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
     const int lane = gg_lane();
     const int stride = gridDim.x * blockDim.x;
     for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
@@ -66,7 +63,7 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
         i64 start = is_candidate ? t_offsets[v] : 0;
         const i64 end = is_candidate ? t_offsets[v + 1] : 0;
         bool activated = false;
-        u32 big = __ballot_sync(GG_FULL_MASK, end - start >= gather_degree);
+        u32 big = __ballot_sync(GG_FULL_MASK, end - start >= GG_PULL_GATHER_DEGREE);
         while (big) {  // warp gathering: the lanes' big rows in turn, each by the whole warp
             const int leader = __ffs(big) - 1;
             big &= big - 1;
@@ -105,11 +102,9 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
 
 template <int G, class C, class F>
 __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
-                                     const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out,
-                                     i64 gather_degree = GG_PULL_GATHER_DEGREE) {
+                                     const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
     if (G == 1) {
-        gg_pull_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, f, out,
-                              gather_degree);
+        gg_pull_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, f, out);
         return;
     }
     const int lane_in_group = threadIdx.x % G;
