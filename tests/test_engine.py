@@ -351,6 +351,21 @@ def test_backend_names():
         get_backend("tpu")
 
 
+def test_auto_backend_asks_for_a_gpu_once(monkeypatch):
+    """backend="auto" resolves once a process (the check cost ~40 us on every call that left the default)."""
+    import graphgear.backends as backends
+
+    asked = []
+    monkeypatch.setattr(backends, "cuda_available", lambda: asked.append(1) or False)
+    backends._auto_choice.cache_clear()
+    try:
+        assert get_backend("auto").name == "cpu"
+        assert get_backend("auto").name == "cpu"
+        assert len(asked) == 1
+    finally:
+        backends._auto_choice.cache_clear()
+
+
 def test_run_program_leaves_the_callers_arrays_alone():
     from graphgear.algorithms.bfs import BFS_PROGRAM
 
