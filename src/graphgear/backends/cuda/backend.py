@@ -283,6 +283,14 @@ class CudaBackend:
         rt.launch(self._utility.get_function("single_source"), n, (values, buffers, start, np.int32(n), np.int64(s)))
         return values, buffers, start
 
+    def _filled(self, n: int, x: float) -> Any:
+        """A new float64 array of n copies of x, by one RawKernel launch (cupy.full's elementwise fill costs more
+        host time, on the way to every vertex program's launch)."""
+        out = self.xp.empty(n, dtype=self.xp.float64)
+        if n:
+            rt.launch(self._utility.get_function("fill_f64"), n, (out, np.int32(n), np.float64(x)))
+        return out
+
     def hop_counts(self, values: Any) -> Any:
         """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf): one RawKernel launch (CuPy's
         nan_to_num copies each of its scalar arguments to the device first, a synchronous round trip apiece)."""
@@ -671,7 +679,7 @@ class CudaBackend:
         monoid = MONOIDS[program.accumulate]
         return CudaProgramState(
             value=cp.array(value, dtype=cp.float64, copy=copy), buffer=cp.array(buffer, dtype=cp.float64, copy=copy),
-            message=cp.full(n, IDENTITY[monoid], dtype=cp.float64), send=None,
+            message=self._filled(n, IDENTITY[monoid]), send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=None,  # made by _lookup when a strategy first asks for bitmask lookup

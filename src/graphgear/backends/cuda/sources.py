@@ -94,6 +94,10 @@ extern "C" __global__ void single_source(double* value, double* buffer, i64* sta
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) start[0] = s;
 }
+// a float64 array filled with one value (cupy.full's elementwise kernel costs several times a RawKernel's host time)
+extern "C" __global__ void fill_f64(double* a, int n, double x) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
+}
 // BFS hop counts from float64 values: -1 where unreachable (inf)
 extern "C" __global__ void hop_counts(const double* d, i64* h, int n) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
