@@ -27,12 +27,6 @@ def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
     return xp.full(1, v, dtype=dtype)
 
 
-def single_source_start(backend: Any, n: int, s: int) -> tuple[Any, Any, Any]:
-    """A single-source traversal's start: values and buffers at inf but the source's buffer at 0, and [s], the first
-    worklist (the backend's single_source_start, one kernel on the GPU)."""
-    return backend.single_source_start(n, s)
-
-
 def canonical_labels(labels: Any, roots: bool = False) -> Any:
     """Renumber component labels to 0..C-1 in order of each component's smallest vertex, on the labels' device
     (NumPy or CuPy: a GPU run keeps its labels on the GPU). ``roots=True``: the caller guarantees that every label is

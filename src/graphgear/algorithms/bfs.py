@@ -19,7 +19,7 @@ from ..engine.strategy import Strategy
 from ..functor import Functor
 from ..program import VertexProgram, run_program
 from ..results import BFSResult, Deferred
-from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source, single_source_start
+from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
 
 
 @numba.njit(nogil=True)
@@ -56,7 +56,7 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     """
     s = resolve_source(graph, source)
     be = get_backend(backend)
-    values, buffers, start = single_source_start(be, graph.num_vertices, s)
+    values, buffers, start = be.single_source_start(graph.num_vertices, s)  # one kernel on the GPU
     run = run_program(BFS_PROGRAM, graph, values, buffers, start, backend=be, strategy=strategy, copy=False)
     G = be.graph(graph)
     dist = run.state.value

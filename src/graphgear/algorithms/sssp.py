@@ -56,7 +56,7 @@ from ..functor import Functor, cpu_functor
 from ..operators import ACTIVATE, STOP
 from ..program import VertexProgram, run_program
 from ..results import Deferred, SSSPResult
-from ._common import APPLY_SMALLER, one_vertex, predecessors_from_distances, resolve_source, single_source_start
+from ._common import APPLY_SMALLER, one_vertex, predecessors_from_distances, resolve_source
 from .bfs import bfs
 
 __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
@@ -340,7 +340,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
     n = graph.num_vertices
-    values, buffers, start = single_source_start(be, n, s)
+    values, buffers, start = be.single_source_start(n, s)
     state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0), copy=False)
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
@@ -362,7 +362,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
     """Bellman-Ford as a vertex program: rounds of relaxation under the controller's path until nothing improves
     (async push is Bellman-Ford-Moore's FIFO label-correcting queue)."""
-    values, buffers, start = single_source_start(be, graph.num_vertices, s)
+    values, buffers, start = be.single_source_start(graph.num_vertices, s)
     run = run_program(BELLMAN_FORD, graph, values, buffers, start, backend=be, strategy=strategy,
                       phase="bellman-ford", copy=False)
     run.trace.algorithm = "sssp"
