@@ -112,3 +112,26 @@ def test_bad_sources():
         gg.bfs(gg.Graph.from_edges([], [], num_vertices=0), 0, backend="cpu")
     with pytest.raises(GraphError, match="not in the graph"):
         gg.bfs(gg.Graph.from_edges(["x"], ["y"]), "z", backend="cpu")
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=graphs())
+def test_degree_layout_gives_the_same_answer(case):
+    """layout="degree" traverses the graph renumbered by degree; distances and the BFS tree (the smallest-id parent,
+    found on the given ids) equal layout="given"'s, on random directed and undirected graphs."""
+    g, source = case
+    given_ids = gg.bfs(g, source, backend="cpu", layout="given")
+    renumbered = gg.bfs(g, source, backend="cpu", layout="degree")
+    check(g, source, renumbered)
+    np.testing.assert_array_equal(renumbered.distances, given_ids.distances)
+    np.testing.assert_array_equal(renumbered.predecessors, given_ids.predecessors)
+    assert "renumbered by degree" in renumbered.trace.controller
+
+
+def test_layout_choice():
+    """"auto" keeps the given ids on the CPU backend (the renumbering was measured on the GPU only) and on graphs that
+    are small or not skewed; a layout that does not exist is a clear error."""
+    g = gg.load("kron:12")
+    assert "renumbered" not in gg.bfs(g, 0, backend="cpu").trace.controller
+    with pytest.raises(GraphError, match="layout must be one of auto, given, degree, got 'sorted'"):
+        gg.bfs(g, 0, backend="cpu", layout="sorted")

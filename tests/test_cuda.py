@@ -60,6 +60,27 @@ def test_bfs_real_graphs_auto(name):
     same_bfs(g, int(np.argmax(g.out_degree())), "auto")
 
 
+@pytest.mark.parametrize("spec", ["kron:16", "rmat:15:8", "grid:40:50:0.8"])
+def test_bfs_degree_layout(spec):
+    """layout="degree" (the traversal on the graph renumbered by degree): distances equal the CPU's and the BFS tree
+    the given ids' run's (it is found on the given ids); "auto" takes it on a large skewed graph (kron:16) and keeps
+    the ids elsewhere."""
+    from graphgear.graph.layout import skewed
+
+    g = gg.load(spec)
+    s = int(np.argmax(g.out_degree()))
+    cpu = gg.bfs(g, s, backend="cpu", layout="given")
+    given = gg.bfs(g, s, backend="cuda", layout="given")
+    assert "renumbered" not in given.trace.controller
+    for layout in ("degree", "auto"):
+        gpu = gg.bfs(g, s, backend="cuda", layout=layout)
+        np.testing.assert_array_equal(gpu.distances, cpu.distances)
+        np.testing.assert_array_equal(gpu.predecessors, given.predecessors)
+        renumbered = "renumbered by degree" in gpu.trace.controller
+        assert renumbered == (layout == "degree" or skewed(g))
+    assert skewed(g) == (spec == "kron:16")
+
+
 @numba.njit
 def _visit(u, v, w, state):
     return False
@@ -324,6 +345,58 @@ def test_device_rules_decide_like_the_host_controller(spec):
     assert all(row.seconds >= 0 for row in gpu.trace)
 
 
+def test_bfs_reads_the_device_back_when_a_result_is_read():
+    """A BFS the device runs to its end is not read back at once (backend PendingRun): the host leaves the call while
+    the kernel runs; reading the distances (or the trace, or the next persistent launch) reads it back; the results
+    equal the CPU's and an eager run's."""
+    from graphgear.backends import get_backend
+    from graphgear.engine.controller import make_controller
+
+    be = get_backend("cuda")
+    g = gg.load("kron:14")
+    s = int(np.argmax(g.out_degree()))
+    lazy = gg.bfs(g, s, backend="cuda")
+    pending = be._pending
+    assert pending is not None and pending._read is not None
+    np.testing.assert_array_equal(lazy.distances, gg.bfs(g, s, backend="cpu").distances)
+    assert pending._read is None and pending._run.rounds >= 3  # the distances' read settled it
+    second = gg.bfs(g, s + 1, backend="cuda")
+    assert be._pending is not None
+    third = gg.bfs(g, s, backend="cuda")  # its launch settles the second's read first
+    assert second.trace._pending and len(second.trace) >= 1
+    eager = gg.bfs(g, s, backend="cuda", strategy=make_controller("auto", g, "traversal", monotone=True))
+    np.testing.assert_array_equal(third.distances, eager.distances)
+    np.testing.assert_array_equal(third.predecessors, eager.predecessors)
+    assert third.seconds == pytest.approx(third.trace.seconds) and third.seconds > 0
+
+
+def test_a_device_error_stays_with_its_result(monkeypatch):
+    """A lazily read BFS whose grid barrier timed out raises when its results are read, not in the next call, which
+    runs on fresh buffers."""
+    from graphgear.backends import get_backend
+    from graphgear.backends.cuda import backend as cuda_backend
+    from graphgear.errors import BackendError
+
+    be = get_backend("cuda")
+    g = gg.load("kron:12")
+    s = int(np.argmax(g.out_degree()))
+    read = be._read_persistent
+
+    def timed_out(G, B):
+        G.persistent = None
+        raise cuda_backend._barrier_timed_out("the persistent kernel")
+
+    monkeypatch.setattr(be, "_read_persistent", timed_out)
+    failed = gg.bfs(g, s, backend="cuda")
+    monkeypatch.setattr(be, "_read_persistent", read)
+    good = gg.bfs(g, s, backend="cuda")  # settles the failed run's read without raising
+    with pytest.raises(BackendError, match="grid barrier"):
+        failed.distances
+    with pytest.raises(BackendError, match="grid barrier"):
+        failed.trace.seconds
+    np.testing.assert_array_equal(good.distances, gg.bfs(g, s, backend="cpu").distances)
+
+
 def test_device_trace_is_replayed_when_first_read():
     """A traversal the device finished leaves the replay of its log for the trace's first read: its time is known at
     once, its rows equal an eager replay's (a controller passed in by the caller, which may run again, is replayed
@@ -358,6 +431,13 @@ def test_persistent_kernel_stops_after_max_rounds():
     np.testing.assert_array_equal(gpu.values, cpu.values)
     assert 1 < np.isfinite(gpu.values).sum() < n
     assert len(gpu.trace) == 5
+    # read lazily (as BFS reads it, whatever |V| is against max_rounds): the same values and rounds
+    from graphgear.backends import get_backend
+
+    lazy = gg.run_program(BFS_PROGRAM, g, values, buffers, [0], backend="cuda", max_rounds=5, lazy=True)
+    assert get_backend("cuda")._pending._read is not None
+    np.testing.assert_array_equal(lazy.values, cpu.values)
+    assert len(lazy.trace) == 5
 
 
 LOCAL_HOPS_STRATEGIES = [Strategy(sync="async", hops=h, **b) for b in BALANCERS if b["balance"] != "merge_path"
@@ -466,6 +546,38 @@ def test_bitmask_lookup_marks_what_push_settled(strategy):
             assert int(np.unpackbits(cp.asnumpy(run.state.visited).view(np.uint8)).sum()) == reached - 1
         np.testing.assert_array_equal(run.values, gg.run_program(BFS_PROGRAM, g, values, buffers, [s], backend="cpu",
                                                                  strategy=st).values)
+
+
+def test_visited_bitmap_lent_to_one_program_state_at_a_time():
+    """The persistent kernel's visited bitmap belongs to the graph and is lent to one program state at a time (its
+    first launch clears it): a state that lost it to another run gets a clear one back, so the other run's bits
+    never make it skip a vertex. A BFS stopped after 2 rounds, a full BFS from elsewhere, then the first one resumed
+    (three launches on one graph) equals the CPU's."""
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("kron:12")
+    n = g.num_vertices
+    G = be.graph(g)
+    strategy = Strategy(sync="async", lookup="bitmask", direction="push")
+    order = np.argsort(-g.out_degree(), kind="stable")
+    a, b = int(order[0]), int(order[1])
+
+    def state(s):
+        values, buffers, start = be.single_source_start(n, s)
+        return be.program_state(G, BFS_PROGRAM, values, buffers, np.zeros(0), copy=False), start
+
+    first, start_a = state(a)
+    stopped = be.program_persistent(G, first, Frontier.from_vertices(start_a, n), strategy, "push", max_rounds=2)
+    assert stopped.remaining.size and first.visited is G.persistent.visited
+    second, start_b = state(b)
+    be.program_persistent(G, second, Frontier.from_vertices(start_b, n), strategy, "push")
+    assert second.visited is G.persistent.visited and first.visited is None
+    be.program_persistent(G, first, stopped.remaining, strategy, "push")
+    for s, st in ((a, first), (b, second)):
+        np.testing.assert_array_equal(be.to_host(st.value), gg.run_program(
+            BFS_PROGRAM, g, np.full(n, np.inf), np.where(np.arange(n) == s, 0.0, np.inf), [s], backend="cpu").values)
 
 
 def test_free_memory_check_names_the_bytes():

@@ -285,6 +285,27 @@ def test_trace_deferred_fills_keep_their_order():
     assert t.decisions() == ["push", "push", "pull", "pull"] and t.seconds == pytest.approx(1.0)
 
 
+def test_trace_deferred_seconds_asked_once_when_first_read():
+    """Trace.defer with a callable total time (a device run not read back yet): nothing is asked until the time or
+    the rows are read, and the callable runs once."""
+    t = Trace(algorithm="x")
+    asked = []
+
+    def seconds():
+        asked.append(1)
+        return 0.75
+
+    def fill():
+        for _ in range(3):
+            t.add(strategy="default", path="async-push-dd", frontier_vertices=1, frontier_edges=1, edges_processed=1,
+                  seconds=0.25, decision="push", reason="device")
+
+    t.defer(fill, seconds)
+    assert not asked
+    assert t.seconds == pytest.approx(0.75) and t.seconds == pytest.approx(0.75) and asked == [1]
+    assert len(t) == 3 and t.seconds == pytest.approx(0.75) and asked == [1]
+
+
 # ---------------------------------------------------------------------------------------------------------- frontier
 
 

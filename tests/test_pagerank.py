@@ -355,7 +355,7 @@ def test_auto_layout_falls_back_when_the_device_is_full(monkeypatch):
         return original(graph)
 
     monkeypatch.setattr(be, "graph", full)
-    monkeypatch.setattr("graphgear.algorithms.pagerank.skewed", lambda graph: True)
+    monkeypatch.setattr(layout, "skewed", lambda graph: True)  # device_layout asks it
     auto = pagerank(g, method="power", backend=be)
     assert "ids as given (no device memory" in auto.trace.rows[0].reason
     assert np.abs(auto.ranks - pagerank(g, method="power", layout="given", backend="cpu").ranks).sum() == 0

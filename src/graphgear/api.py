@@ -32,12 +32,13 @@ def _graph(graph: Any) -> Graph:
     return load(graph)
 
 
-def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto") -> Any:
+def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto", layout: str = "auto") -> Any:
     """Breadth-first search from `source`: ``.distances`` (int64 hops, -1 unreachable) and ``.predecessors`` (-1 none).
-    Top-down, bottom-up or direction-optimising by strategy (see `graphgear.algorithms.bfs`)."""
+    Top-down, bottom-up or direction-optimising by strategy; ``layout`` "degree" / "given" / "auto" as for pagerank
+    (see `graphgear.algorithms.bfs`)."""
     from .algorithms.bfs import bfs as run
 
-    return run(_graph(graph), source, backend=backend, strategy=strategy)
+    return run(_graph(graph), source, backend=backend, strategy=strategy, layout=layout)
 
 
 def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",

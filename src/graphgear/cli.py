@@ -273,7 +273,7 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     algorithms = tuple(args.algorithms.split(",")) if args.algorithms else ("bfs", "sssp", "pagerank", "cc", "bc", "color", "scc")
     graphs = tuple(args.gpu_graphs.split(",")) if args.gpu_graphs else gpu.GPU_GRAPHS
-    repeat = max(5, args.repeat)
+    repeat = max(gpu.SUITE_REPEAT, args.repeat)
     rows, bandwidth = gpu.gpu_suite(algorithms, graphs, repeat, progress=lambda m: console.log(m))
     table = Table(title=f"graphgear bench --suite gpu on {device}: median of {repeat} after warm-up (CUDA events); "
                         f"copy bandwidth {bandwidth / 1e12:.2f} TB/s")
@@ -296,7 +296,7 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
     if not args.no_ablation:
         folder = find_real_graphs(args.graphs)
         real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
-        ablation = gpu.ablation(list(graphs) + real, repeat, progress=lambda m: console.log(m))
+        ablation = gpu.ablation(list(graphs) + real, max(5, args.repeat), progress=lambda m: console.log(m))
         columns = [f"{n}/{s}" for n, _ in gpu.TECHNIQUES for s in ("sync", "async") if not (n == "merge_path" and s == "async")]
         t = Table(title=f"BFS by load-balancing technique, push only, ms (median of {repeat}; sync: a launch per level, "
                         "async: one persistent kernel)")

@@ -63,6 +63,10 @@ class VertexProgram:
             raise GraphError(f"kind must be 'traversal' or 'iterative', got {self.kind!r}")
 
 
+def _nothing_to_check() -> None:
+    """ProgramRun.check of a run that was read back as it ran."""
+
+
 @dataclass
 class ProgramRun:
     """What `run_program` returns: the trace and the backend's state; `values` copies the final values to the host."""
@@ -70,11 +74,19 @@ class ProgramRun:
     trace: Trace
     state: Any
     backend: Any
+    # raises if the device run failed (a grid barrier that timed out); a GPU traversal that is read back lazily is
+    # read here (results.Deferred arrays call it before they hand out the state's arrays)
+    check: Callable[[], Any] = _nothing_to_check
 
     @property
     def values(self) -> np.ndarray:
         """The final values as a host (NumPy) array."""
-        return self.backend.to_host(self.state.value)
+        return self.backend.to_host(self.checked(self.state.value))
+
+    def checked(self, array: Any) -> Any:
+        """`array` (the state's, or made from it on the device) once the run is known to have succeeded."""
+        self.check()
+        return array
 
 
 def run_program(
@@ -91,6 +103,7 @@ def run_program(
     after_round: Callable[[Any, Any], Frontier | None] | None = None,
     phase: str = "",
     copy: bool = True,
+    lazy: bool = False,
 ) -> ProgramRun:
     """Run `program` on `graph` from the given initial values/buffers; `active` lists the first worklist (None: all).
 
@@ -98,6 +111,8 @@ def run_program(
     after max_rounds. `after_round(backend, state)` runs between rounds (e.g. PageRank spreading dangling mass); a
     Frontier it returns joins the next worklist. `phase` labels the trace rows. copy=False lets the program's state
     take `values` and `buffers` as they are (the caller made them for this run and does not read them again).
+    lazy=True: the caller reads the results only through the returned ProgramRun (`values`, `checked`, the trace), so
+    a traversal the device runs whole is read back when first read (the host does not wait for the kernel).
     """
     be = get_backend(backend)
     G = be.graph(graph)
@@ -112,10 +127,11 @@ def run_program(
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
     worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
+    check = _nothing_to_check
     if after_round is None and program.kind == "traversal":
         # a controller of the caller's may run again before this trace is read, so its replay is not deferred
-        worklist, rounds = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
-                                          defer=controller is not strategy)
+        worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
+                                                 defer=controller is not strategy, lazy=lazy)
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         decision = controller.choose(info)
@@ -132,44 +148,57 @@ def run_program(
                   decision=decision.decision, reason=decision.reason, phase=phase)
         worklist = next_worklist
         rounds += 1
-    return ProgramRun(trace, state, be)
+    return ProgramRun(trace, state, be, check)
 
 
 def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier, controller: Any, trace: Trace,
-                   max_rounds: int, phase: str, defer: bool = True) -> tuple[Frontier, int]:
+                   max_rounds: int, phase: str, defer: bool = True,
+                   lazy: bool = False) -> tuple[Frontier, int, Callable[[], Any]]:
     """Hand a traversal to the device when the backend can run SEP-Graph Algorithm 2 itself (the GPU's persistent
     kernel: every round inside one launch, no host round trip). The device logs each round's active set; replaying
     the controller on that log gives the trace the same decisions and reasons as a host-driven run.
     When the device finished the traversal, the replay waits until the trace is first read (Trace.defer), unless
-    `defer` is false (the controller is the caller's, and may run again before then).
-    Returns the worklist left and the rounds run (none when the hand-off does not apply)."""
+    `defer` is false (the controller is the caller's, and may run again before then). With `lazy` and `defer`,
+    nothing is read back from the device until the trace or a result is read (the backend's PendingRun), so the host
+    does not wait for the kernel. The host never goes on from a device run (the device stops at the end or at
+    max_rounds, where run_program's loop stops too), so the worklist left need not be read back then.
+    Returns the worklist left, the rounds run (none when the hand-off does not apply; 0 when not read back yet) and
+    a check that reads the run back and raises its error."""
     rules = getattr(controller, "device_rules", lambda: None)()
     run_on_device = getattr(be, "program_persistent", None)
     if rules is None or run_on_device is None or not worklist.size:
-        return worklist, 0
+        return worklist, 0, _nothing_to_check
     base, params = rules
     if base.balance == "merge_path":  # its scan needs the host between rounds
-        return worklist, 0
+        return worklist, 0, _nothing_to_check
+    n = graph.num_vertices
+    if lazy and defer:
+        pending = run_on_device(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
+        trace.defer(lambda: _replay(pending.result(), controller, trace, graph, phase),
+                    lambda: float(pending.result().seconds().sum()))
+        return Frontier.empty(n, be.xp), 0, pending.result
     run = run_on_device(G, state, worklist, base, "adaptive", params, max_rounds)
+    if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first
+        _replay(run, controller, trace, graph, phase)
+    else:  # the traversal is done: the trace is replayed when first read
+        trace.defer(lambda: _replay(run, controller, trace, graph, phase), float(run.seconds().sum()))
+    return run.remaining, run.rounds, _nothing_to_check
+
+
+def _replay(run: Any, controller: Any, trace: Trace, graph: Any, phase: str) -> None:
+    """The device log of a persistent run through the controller: the trace gets the rows (and the decisions and
+    reasons) a host-driven run would have, and a device decision the controller would not take is an error."""
     seconds = run.seconds()
     n = graph.num_vertices
-
-    def replay() -> None:
-        for r, row in enumerate(run.log):
-            info = IterationInfo(r, int(row[1]), int(row[2]), n, graph.num_arcs)
-            decision = controller.choose(info)
-            pull = decision.strategy.direction == "pull"
-            if pull != bool(row[3]):
-                raise StrategyError(f"round {r}: the device chose {'pull' if row[3] else 'push'}, the controller "
-                                    f"{decision.decision}")
-            strategy = decision.strategy.with_(sync="async")
-            trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
-                      frontier_edges=info.frontier_edges, edges_processed=graph.num_arcs if pull else info.frontier_edges,
-                      seconds=float(seconds[r]), decision=decision.decision,
-                      reason=decision.reason + " (decided on the device, persistent kernel)", phase=phase)
-
-    if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first
-        replay()
-    else:  # the traversal is done: the trace is replayed when first read
-        trace.defer(replay, float(seconds.sum()))
-    return run.remaining, run.rounds
+    for r, row in enumerate(run.log):
+        info = IterationInfo(r, int(row[1]), int(row[2]), n, graph.num_arcs)
+        decision = controller.choose(info)
+        pull = decision.strategy.direction == "pull"
+        if pull != bool(row[3]):
+            raise StrategyError(f"round {r}: the device chose {'pull' if row[3] else 'push'}, the controller "
+                                f"{decision.decision}")
+        strategy = decision.strategy.with_(sync="async")
+        trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
+                  frontier_edges=info.frontier_edges, edges_processed=graph.num_arcs if pull else info.frontier_edges,
+                  seconds=float(seconds[r]), decision=decision.decision,
+                  reason=decision.reason + " (decided on the device, persistent kernel)", phase=phase)

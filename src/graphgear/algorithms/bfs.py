@@ -17,6 +17,7 @@ import numpy as np
 from ..backends import get_backend
 from ..engine.strategy import Strategy
 from ..functor import Functor
+from ..graph.layout import device_layout
 from ..program import VertexProgram, run_program
 from ..results import BFSResult, Deferred
 from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
@@ -46,21 +47,33 @@ BFS_PROGRAM = VertexProgram(
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
 
 
-def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto") -> BFSResult:
+def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto", layout: str = "auto") -> BFSResult:
     """Hop distances and a BFS tree from `source` (a vertex id, or a label of a renumbered graph).
 
     ``distances`` is int64 with -1 for unreachable vertices; ``predecessors`` holds each vertex's parent (-1 for the
     source and unreachable vertices). ``strategy="direction=push"`` is top-down BFS, ``"direction=pull"`` bottom-up,
     ``"auto"`` direction-optimising. The predecessors are computed when first read (one pull pass over the
     distances: the smallest-id parent one level up), so a caller who needs only distances does not pay for them.
+    ``layout`` "degree" runs the traversal on the graph renumbered by degree (MultiGraph; graph/layout.py): a warp's
+    vertices have alike degrees and the hubs' bits and values share cache lines; "given" on the ids as they are;
+    "auto" picks degree for a large power-law graph on the GPU. The distances are mapped back, and the predecessors
+    are found on the given ids, so the answer does not depend on the layout.
     """
     s = resolve_source(graph, source)
     be = get_backend(backend)
-    values, buffers, start = be.single_source_start(graph.num_vertices, s)  # one kernel on the GPU
-    run = run_program(BFS_PROGRAM, graph, values, buffers, start, backend=be, strategy=strategy, copy=False)
-    G = be.graph(graph)
-    dist = run.state.value
-    # the BFS tree is derived from the distances by one pull pass, when first read (results.Deferred)
-    pred = Deferred(lambda: predecessors_from_distances(be, G, PULL_PASS, dist, s, unit_weights=True))
-    distances = be.hop_counts(dist)  # unreachable (inf) -> -1
-    return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=run.trace.seconds)
+    renumbering, _, note = device_layout(be, graph, layout, auto=be.name == "cuda")
+    traversed = graph if renumbering is None else renumbering.graph
+    values, buffers, start = be.single_source_start(graph.num_vertices, s if renumbering is None else int(renumbering.rank[s]))
+    run = run_program(BFS_PROGRAM, traversed, values, buffers, start, backend=be, strategy=strategy, copy=False,
+                      lazy=True)
+    run.trace.controller += note
+    value = run.state.value
+    # unreachable (inf) -> -1, mapped back to the given ids in the same launch; queued behind the traversal
+    hops = be.hop_counts(value, None if renumbering is None else renumbering.index("rank", value))
+    # a GPU traversal is read back when a result is first read (run.check: the host need not wait for the kernel);
+    # the BFS tree is derived from the distances by one pull pass over the given ids, when first read (results.Deferred)
+    distances = Deferred(lambda: run.checked(hops))
+    pred = Deferred(lambda: predecessors_from_distances(
+        be, be.graph(graph), PULL_PASS, run.checked(value if renumbering is None else renumbering.to_original(value)),
+        s, unit_weights=True))
+    return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=Deferred(lambda: run.trace.seconds))

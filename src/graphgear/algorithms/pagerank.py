@@ -59,18 +59,17 @@ from ..backends import get_backend
 from ..engine.controller import FixedController, StaticController, as_pull, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace, TraceRow
-from ..errors import DeviceMemoryError, GraphError, StrategyError
+from ..errors import GraphError, StrategyError
 from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.graph import Graph
-from ..graph.layout import degree_renumbering, skewed
+from ..graph.layout import check_layout, device_layout
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
 METHODS = ("auto", "power", "delta")
-LAYOUTS = ("auto", "given", "degree")
 POWER_PATH = "sync-pull-td"
 SLACK = 0.5  # the delta run aims at SLACK * N * tol, so one solve usually suffices
 
@@ -264,8 +263,7 @@ def pagerank(
     """PageRank of every vertex (float64, sums to 1), as networkx.pagerank computes it; see the module notes."""
     start = time.perf_counter()
     alpha, tol, max_iter = _check_scalars(alpha, tol, max_iter, method)
-    if layout not in LAYOUTS:
-        raise GraphError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    check_layout(layout)
     be = get_backend(backend)
     n = graph.num_vertices
     if n == 0:
@@ -286,18 +284,11 @@ def pagerank(
         raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
     xp = be.xp
     G, renumbering = None, None
-    if power is not None and (layout == "degree" or (layout == "auto" and skewed(graph))):
-        renumbering = degree_renumbering(graph)
-        try:
-            G = be.graph(renumbering.graph)
-        except DeviceMemoryError:
-            if layout == "degree":
-                raise
-            renumbering = None  # auto: no room on the device for the renumbered copy, so run on the ids as given
-            power = (power[0], power[1], power[2] + "; ids as given (no device memory for the degree renumbering)")
+    if power is not None:  # the power iteration's gather is what the layout serves
+        renumbering, G, note = device_layout(be, graph, layout, auto=True)
+        power = (power[0], power[1], power[2] + note)
     if renumbering is not None:
         p, d, x0 = (None if a is None else renumbering.to_renumbered(a) for a in (p, d, x0))
-        power = (power[0], power[1], power[2] + "; vertices renumbered by degree (MultiGraph)")
     uniform = xp.full(n, 1.0 / n)
     p = uniform if p is None else be.asarray(p)
     d_is_p = d is None

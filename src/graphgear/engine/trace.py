@@ -43,14 +43,14 @@ class Trace:
     controller: str = ""
     _rows: list[TraceRow] = field(default_factory=list, repr=False)
     _pending: list[Callable[[], None]] = field(default_factory=list, repr=False)
-    _pending_seconds: float = field(default=0.0, repr=False)
+    _pending_seconds: list[float | Callable[[], float]] = field(default_factory=list, repr=False)
 
     @property
     def rows(self) -> list[TraceRow]:
         """Every row, the deferred ones included (filled in here on first read, in the order they were deferred: the
         list is taken first, so a fill's own adds, which read rows, do not start the next fill)."""
         if self._pending:
-            pending, self._pending, self._pending_seconds = self._pending, [], 0.0
+            pending, self._pending, self._pending_seconds = self._pending, [], []
             for fill in pending:
                 fill()
         return self._rows
@@ -61,10 +61,11 @@ class Trace:
         rows.append(entry)
         return entry
 
-    def defer(self, fill: Callable[[], None], seconds: float) -> None:
-        """Rows that `fill()` adds (through add) when the trace is first read; `seconds`: their total time."""
+    def defer(self, fill: Callable[[], None], seconds: float | Callable[[], float]) -> None:
+        """Rows that `fill()` adds (through add) when the trace is first read; `seconds`: their total time, or a
+        callable that returns it when `seconds` is first asked for (a device run not read back yet)."""
         self._pending.append(fill)
-        self._pending_seconds += seconds
+        self._pending_seconds.append(seconds)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -75,7 +76,9 @@ class Trace:
     @property
     def seconds(self) -> float:
         """Total time of the traced iterations."""
-        return sum(r.seconds for r in self._rows) + self._pending_seconds
+        pending = [x() if callable(x) else x for x in self._pending_seconds]
+        self._pending_seconds[:] = pending
+        return sum(r.seconds for r in self._rows) + sum(pending)
 
     def decisions(self) -> list[str]:
         """The decision of every iteration, e.g. ["push", "push", "pull", "push"]."""

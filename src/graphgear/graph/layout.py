@@ -23,7 +23,9 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
-__all__ = ["DegreeRenumbering", "degree_renumbering", "skewed"]
+__all__ = ["LAYOUTS", "DegreeRenumbering", "check_layout", "degree_renumbering", "device_layout", "skewed"]
+
+LAYOUTS = ("auto", "given", "degree")  # an algorithm's `layout` argument: see device_layout
 
 SKEWED_GINI = 0.5  # a degree distribution this uneven (Gini) counts as power-law
 SKEWED_MIN_ARCS = 1 << 20  # below this the whole graph stays in cache: renumbering gains nothing
@@ -40,21 +42,22 @@ class DegreeRenumbering:
 
     def to_renumbered(self, values: Any) -> Any:
         """A per-vertex array in original ids, rearranged to the renumbered ids (NumPy or CuPy)."""
-        return values[self._index("order", values)]
+        return values[self.index("order", values)]
 
     def to_original(self, values: Any) -> Any:
         """A per-vertex array in renumbered ids, rearranged back to the original ids (NumPy or CuPy)."""
-        return values[self._index("rank", values)]
+        return values[self.index("rank", values)]
 
-    def _index(self, name: str, values: Any) -> Any:
-        """order or rank where it can index `values`: as it is for NumPy, its cached device copy for CuPy."""
+    def index(self, name: str, values: Any) -> Any:
+        """order or rank where it can index `values`: as it is for NumPy, its cached device copy for CuPy (int32:
+        half the bytes for a gather to read; a renumbered graph's ids fit, as its CSR's indices do)."""
         index = getattr(self, name)
         if isinstance(values, np.ndarray):
             return index
         if name not in self.device:
             import cupy as cp
 
-            self.device[name] = cp.asarray(index)
+            self.device[name] = cp.asarray(index.astype(self.graph.indices.dtype))
         return self.device[name]
 
 
@@ -62,6 +65,33 @@ def skewed(graph: Graph) -> bool:
     """Whether a pull pass over `graph` gains from degree renumbering: a power-law degree distribution (Gini >=
     SKEWED_GINI) on a graph too large for the caches (>= SKEWED_MIN_ARCS arcs)."""
     return graph.num_arcs >= SKEWED_MIN_ARCS and graph.degree_stats()["gini"] >= SKEWED_GINI
+
+
+def check_layout(layout: str) -> None:
+    """A clear error for a `layout` argument that is not one of LAYOUTS."""
+    if layout not in LAYOUTS:
+        from ..errors import GraphError
+
+        raise GraphError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+
+
+def device_layout(backend: Any, graph: Graph, layout: str, auto: bool) -> tuple[DegreeRenumbering | None, Any, str]:
+    """The vertex layout an algorithm runs on: (the renumbering or None, the backend's graph to run on, a note for
+    the trace). "degree": the graph renumbered by degree; "given": the ids as they are; "auto": degree where `auto`
+    (the algorithm gains from it on this backend) and the graph is skewed, given otherwise, and given where the
+    device has no room for the renumbered copy (DeviceMemoryError; "degree" raises it)."""
+    from ..errors import DeviceMemoryError
+
+    check_layout(layout)
+    if layout == "given" or (layout == "auto" and not (auto and skewed(graph))):
+        return None, backend.graph(graph), ""
+    renumbering = degree_renumbering(graph)
+    try:
+        return renumbering, backend.graph(renumbering.graph), "; vertices renumbered by degree (MultiGraph)"
+    except DeviceMemoryError:
+        if layout == "degree":
+            raise
+        return None, backend.graph(graph), "; ids as given (no device memory for the degree renumbering)"
 
 
 def degree_renumbering(graph: Graph) -> DegreeRenumbering:

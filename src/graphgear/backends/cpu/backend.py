@@ -93,8 +93,10 @@ class CpuBackend:
         buffers[s] = 0.0
         return values, buffers, np.array([s], dtype=np.int64)
 
-    def hop_counts(self, values: np.ndarray) -> np.ndarray:
-        """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf)."""
+    def hop_counts(self, values: np.ndarray, index: np.ndarray | None = None) -> np.ndarray:
+        """int64 hop counts from a BFS's float64 values (values[index] where an index is given), -1 where
+        unreachable (inf)."""
+        values = values if index is None else values[index]
         return np.where(np.isinf(values), -1, values).astype(np.int64)
 
     # --------------------------------------------------------------------------------------------------- advance

@@ -8,6 +8,8 @@ pinned memory, one small read per iteration.
 
 from __future__ import annotations
 
+import functools
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +181,8 @@ class PersistentBuffers:
     bucket_bits: Any = None
     bucket_n: Any = None  # uint32[6]
     heavy_edges: Any = None  # uint64[1]
+    visited: Any = None  # bitmask lookup's bitmap, lent to one program state at a time (CudaBackend._persistent_visited)
+    visited_owner: Any = None  # weakref to that state
 
 
 @dataclass
@@ -205,6 +209,37 @@ class PersistentRun:
     heavy_edges: int = 0  # arcs the light/heavy split's heavy rows expanded
 
 
+class PendingRun:
+    """A persistent launch whose status and log are read back when first asked for (`result()`, a PersistentRun).
+
+    A traversal whose caller does not go on from the worklist left (run_program's, read through ProgramRun: BFS)
+    need not hold the host until the kernel is done: its results wait on the stream like any CuPy result, and
+    the host goes on to the next launches (BFS kron:21: the read and what followed it were 0.07 of 0.63 ms, H200).
+    The backend settles it before its next persistent launch, since they share the buffers it reads; a grid barrier
+    that timed out is then kept and raised by result(), not by the unrelated launch."""
+
+    def __init__(self, read: Any) -> None:
+        self._read = read
+        self._run: PersistentRun | None = None
+        self._error: BackendError | None = None
+
+    def settle(self) -> None:
+        """Read the status and the log now (one stream synchronisation), once."""
+        if self._read is not None:
+            read, self._read = self._read, None
+            try:
+                self._run = read()
+            except BackendError as error:
+                self._error = error
+
+    def result(self) -> PersistentRun:
+        """The launch's PersistentRun; raises the launch's error (a grid barrier that timed out)."""
+        self.settle()
+        if self._error is not None:
+            raise self._error
+        return self._run
+
+
 @dataclass
 class CudaProgramState:
     value: Any
@@ -218,6 +253,9 @@ class CudaProgramState:
     skip_settled: bool
     module: Any
     visited: Any = None  # bitmask lookup: one bit per vertex whose buffer is set (first-wins programs)
+    # the identity `message` is still to be filled with (None: filled): by the first launch that uses the state, the
+    # persistent start kernel's or the sync path's compute (a fill launch of its own cost host time before the kernel)
+    message_fill: float | None = None
 
 
 class CudaBackend:
@@ -237,6 +275,7 @@ class CudaBackend:
         self._power: Any = None  # the persistent power iteration's kernel (kernels/power.cuh), compiled on first use
         self._params: dict[bytes, Any] = {}  # program parameters on the device, by value (read-only in every kernel)
         self._report = rt.PinnedReader(8 * LOG_FIELDS * (LOG_PREFETCH + 1) + 64)  # a persistent launch's status + log
+        self._pending: PendingRun | None = None  # a persistent launch not read back yet (program_persistent, lazy)
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.grid_gather_degree = GRID_GATHER_DEGREE  # degree from which teams of blocks expand a pushed vertex
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
@@ -283,19 +322,25 @@ class CudaBackend:
         rt.launch(self._utility.get_function("single_source"), n, (values, buffers, start, np.int32(n), np.int64(s)))
         return values, buffers, start
 
-    def _filled(self, n: int, x: float) -> Any:
-        """A new float64 array of n copies of x, by one RawKernel launch (cupy.full's elementwise fill costs more
-        host time, on the way to every vertex program's launch)."""
-        out = self.xp.empty(n, dtype=self.xp.float64)
-        if n:
-            rt.launch(self._utility.get_function("fill_f64"), n, (out, np.int32(n), np.float64(x)))
-        return out
+    def _message_filled(self, s: CudaProgramState) -> None:
+        """Fill the state's messages with the identity if no launch has yet (one RawKernel launch: cupy.full's
+        elementwise fill costs more host time)."""
+        if s.message_fill is not None:
+            n = int(s.message.size)
+            if n:
+                rt.launch(self._utility.get_function("fill_f64"), n, (s.message, np.int32(n), np.float64(s.message_fill)))
+            s.message_fill = None
 
-    def hop_counts(self, values: Any) -> Any:
-        """int64 hop counts from a BFS's float64 values, -1 where unreachable (inf): one RawKernel launch (CuPy's
-        nan_to_num copies each of its scalar arguments to the device first, a synchronous round trip apiece)."""
-        hops = self.xp.empty(values.size, dtype=self.xp.int64)
-        rt.launch(self._utility.get_function("hop_counts"), values.size, (values, hops, np.int32(values.size)))
+    def hop_counts(self, values: Any, index: Any = None) -> Any:
+        """int64 hop counts from a BFS's float64 values (values[index] where an index is given), -1 where unreachable
+        (inf): one RawKernel launch (CuPy's nan_to_num copies each of its scalar arguments to the device first, a
+        synchronous round trip apiece; a separate gather by the index was another launch of host time)."""
+        size = values.size if index is None else index.size
+        if index is not None and index.dtype != self.xp.int32:  # the kernels' vertex ids are int32
+            index = index.astype(self.xp.int32)
+        hops = self.xp.empty(size, dtype=self.xp.int64)
+        rt.launch(self._utility.get_function("hop_counts"), size,
+                  (values, np.uint64(0) if index is None else index, hops, np.int32(size)))
         return hops
 
     def _buffer(self, name: str, size: int, dtype: Any) -> Any:
@@ -638,6 +683,7 @@ class CudaBackend:
         if self._power is None:
             lanes = "".join(f"#define GG_POWER_G{i} {group}\n" for i, (_, group) in enumerate(POWER_BINS))
             self._power = rt.KernelTable(rt.compile_module(lanes + '#include "power.cuh"\n', ()))
+        self._settle_pending()  # it reads back through the same pinned report
         rt.launch(self._power.get_function("gg_power_start"), n, (np.int32(n), x, inv, contrib[0], sums))
         kernel = self._power.get_function("gg_power_iteration")
         args = (offsets, indices, weights, np.int32(G.weighted), np.int32(n), *(a for b in bins for a in b),
@@ -674,33 +720,41 @@ class CudaBackend:
                       copy: bool = True) -> CudaProgramState:
         """The device arrays of a vertex program about to run on G; `value` and `buffer` are copied unless copy=False
         (the caller made them for this run: a float64 device array is then used as it is)."""
-        cp = self.xp
         n = G.num_vertices
         monoid = MONOIDS[program.accumulate]
         return CudaProgramState(
-            value=cp.array(value, dtype=cp.float64, copy=copy), buffer=cp.array(buffer, dtype=cp.float64, copy=copy),
-            message=self._filled(n, IDENTITY[monoid]), send=None,
+            value=self._float64(value, copy), buffer=self._float64(buffer, copy),
+            message=self.xp.empty(n, dtype=self.xp.float64), message_fill=IDENTITY[monoid], send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
-            visited=None,  # made by _lookup when a strategy first asks for bitmask lookup
+            visited=None,  # made by _lookup / _persistent_visited when a strategy first asks for bitmask lookup
         )
+
+    def _float64(self, array: Any, copy: bool) -> Any:
+        """`array` as a float64 device array: itself where it is one and need not be copied (cp.array's checks cost
+        a few us of host time per call on the way to every launch), else a copy."""
+        cp = self.xp
+        if not copy and isinstance(array, cp.ndarray) and array.dtype == cp.float64:
+            return array
+        return cp.array(array, dtype=cp.float64, copy=copy)
 
     def _device_params(self, params: Any) -> Any:
         """A program's parameters (plus a trailing 0 so the array is never empty) on the device, cached by value:
         kernels only read them, and a host-to-device copy per run costs a synchronous round trip."""
-        host = np.append(np.asarray(params, dtype=np.float64), 0.0)
-        key = host.tobytes()
+        params = np.asarray(params, dtype=np.float64)
+        key = params.tobytes()  # the trailing 0 adds nothing to the key (np.append per run cost a few us)
         device = self._params.get(key)
         if device is None:
             if len(self._params) > 256:
                 self._params.clear()
-            device = self._params[key] = self.xp.asarray(host)
+            device = self._params[key] = self.xp.asarray(np.append(params, 0.0))
         return device
 
     def _compute(self, G: CudaGraph, s: CudaProgramState, vertices: Any | None) -> None:
         count = G.num_vertices if vertices is None else int(vertices.size)
         if count == 0:
             return
+        self._message_filled(s)
         ptr = np.uint64(0) if vertices is None else vertices
         rt.launch(s.module.get_function("compute"), count,
                   (ptr, np.int32(count), G.offsets, s.value, s.buffer, s.message, s.send, s.params))
@@ -767,7 +821,14 @@ class CudaBackend:
         return Frontier.empty(G.num_vertices, self.xp), edges
 
     # --------------------------------------------------------------------------------------------------- persistent
+    def _settle_pending(self) -> None:
+        """Read back the launch left pending (lazy) before anything reuses its buffers or the pinned report."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.settle()
+
     def _persistent_buffers(self, G: CudaGraph) -> PersistentBuffers:
+        self._settle_pending()
         if G.persistent is None:
             cp = self.xp
             n = G.num_vertices
@@ -789,15 +850,41 @@ class CudaBackend:
             )
         return G.persistent
 
-    def _persistent_start(self, B: PersistentBuffers, vertices: Any, qsize: int) -> None:
-        """The first worklist into B.queues[0] (as int32) and the control words zeroed, by one kernel (a slice copy
-        and a fill were two launches of host time before every persistent launch)."""
-        vertices = self.xp.ascontiguousarray(vertices)
-        wide = vertices.dtype.itemsize == 8
-        if vertices.dtype not in (self.xp.int64, self.xp.int32):
-            vertices, wide = vertices.astype(self.xp.int64), True
-        rt.launch(self._utility.get_function("persistent_start"), max(qsize, CONTROL_WORDS),
-                  (vertices, np.int32(wide), np.int32(qsize), B.queues[0], B.control, np.int32(CONTROL_WORDS)))
+    def _persistent_start(self, B: PersistentBuffers, vertices: Any, qsize: int, clear: Any = None,
+                          s: CudaProgramState | None = None) -> None:
+        """The first worklist into B.queues[0] (as int32), the control words and the bitmap `clear` (if any) zeroed
+        and the program state's messages (if any) filled if still to be, by one kernel (a slice copy, a fill, a
+        cp.zeros and the message fill were four launches of host time before the persistent kernel)."""
+        cp = self.xp
+        if vertices.dtype != cp.int64 and vertices.dtype != cp.int32:
+            vertices = vertices.astype(cp.int64)
+        vertices = cp.ascontiguousarray(vertices)
+        words = 0 if clear is None else int(clear.size)
+        fill = 0 if s is None or s.message_fill is None else int(s.message.size)
+        rt.launch(self._utility.get_function("persistent_start"), max(qsize, CONTROL_WORDS, words, fill),
+                  (vertices, np.int32(vertices.dtype.itemsize == 8), np.int32(qsize), B.queues[0], B.control,
+                   np.int32(CONTROL_WORDS), np.uint64(0) if clear is None else clear, np.int32(words),
+                   s.message if fill else np.uint64(0), np.int32(fill), np.float64(s.message_fill if fill else 0.0)))
+        if fill:
+            s.message_fill = None
+
+    def _persistent_visited(self, s: CudaProgramState, strategy: Any, B: PersistentBuffers) -> tuple[Any, bool]:
+        """(the visited bitmap of a bitmask lookup, whether the launch must clear it): a program state's first one
+        takes the graph's B.visited (allocated once; its previous owner gives it up and makes a clear one if it runs
+        again, losing only skips: the bitmap filters, the buffer decides) and _persistent_start clears it in the
+        same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). Null for status lookup."""
+        if strategy.lookup != "bitmask" or not s.first_wins:
+            return np.uint64(0), False
+        if s.visited is not None:
+            return s.visited, False
+        if B.visited is None:
+            B.visited = self.xp.empty(rt.bitmap_words(int(s.value.size)), dtype=self.xp.uint32)
+        owner = B.visited_owner() if B.visited_owner is not None else None
+        if owner is not None and owner.visited is B.visited:
+            owner.visited = None
+        s.visited = B.visited
+        B.visited_owner = weakref.ref(s)
+        return s.visited, True
 
     def _bucket_lists(self, G: CudaGraph, B: PersistentBuffers) -> None:
         """The light/heavy split's sender lists and bucket bits, allocated on first use (8 bytes a vertex)."""
@@ -832,7 +919,8 @@ class CudaBackend:
 
     def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
                            rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30,
-                           delta: float = 0.0, threshold: float = 0.0, light_heavy: bool = False) -> PersistentRun:
+                           delta: float = 0.0, threshold: float = 0.0, light_heavy: bool = False,
+                           lazy: bool = False) -> PersistentRun | PendingRun:
         """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
 
         mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
@@ -845,10 +933,11 @@ class CudaBackend:
         light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy split: the rounds push the
         arcs lighter than delta, and each bucket's senders push their heavy arcs once when the bucket is done
         (CudaGraph.light_heavy; the non-fused rounds).
+        lazy=True returns a PendingRun: nothing is read back until its result() is asked for (or the next persistent
+        launch); only for a caller that does not go on from the worklist left (it is not read back then).
         """
         if delta > 0 and max_rounds < (1 << 30):
             raise StrategyError("near-far runs to the end: max_rounds cannot stop it")
-        cp = self.xp
         n = G.num_vertices
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
         pull_group = self.persistent_pull_group or (strategy.group_size if strategy.balance == "vertex_group" else 1)
@@ -856,7 +945,8 @@ class CudaBackend:
         B = self._persistent_buffers(G)
         vertices = worklist.vertices()
         qsize = int(vertices.size)
-        self._persistent_start(B, vertices, qsize)
+        visited, clear = self._persistent_visited(s, strategy, B)
+        self._persistent_start(B, vertices, qsize, visited if clear else None, s)
         t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
                                            else (G.offsets, G.indices, G.weights))
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
@@ -887,8 +977,18 @@ class CudaBackend:
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
                 B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.int32(hops), np.float64(delta),
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
-                self._lookup(s, strategy), s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges)
+                visited, s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges)
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
+        pending = PendingRun(functools.partial(self._read_persistent, G, B))
+        if lazy:
+            self._pending = pending
+            return pending
+        return pending.result()
+
+    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers) -> PersistentRun:
+        """A persistent launch's status, log and worklist left, in one read (more log rows in a second)."""
+        cp = self.xp
+        n = G.num_vertices
         status, log, heavy_edges = self._report.read(B.status, B.log[: (LOG_PREFETCH + 1) * LOG_FIELDS], B.heavy_edges)
         if status[0]:
             G.persistent = None  # its bitmaps were left half set: the next launch allocates them clear

@@ -98,18 +98,26 @@ extern "C" __global__ void single_source(double* value, double* buffer, i64* sta
 extern "C" __global__ void fill_f64(double* a, int n, double x) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
 }
-// BFS hop counts from float64 values: -1 where unreachable (inf)
-extern "C" __global__ void hop_counts(const double* d, i64* h, int n) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        h[i] = d[i] == GG_INF ? -1 : (i64)d[i];
+// BFS hop counts from float64 values: -1 where unreachable (inf); h[i] from d[index[i]] where an index is given (the
+// values of a renumbered traversal mapped back to the given ids in the same pass)
+extern "C" __global__ void hop_counts(const double* d, const int* index, i64* h, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const double x = d[index ? index[i] : i];
+        h[i] = x == GG_INF ? -1 : (i64)x;
+    }
 }
-// a persistent launch's first worklist (int64 or int32 vertices, as int32) and its control words zeroed, in one launch
+// a persistent launch's first worklist (int64 or int32 vertices, as int32), its control words and a bitmap (a visited
+// bitmap taken by a new program state; clear_words 0: none) zeroed, and a new program state's messages filled with
+// the identity (fill_n 0: none), in one launch
 extern "C" __global__ void persistent_start(const void* vertices, int wide, int qsize, int* queue, i64* control,
-                                           int control_words) {
+                                           int control_words, u32* clear, int clear_words, double* fill, int fill_n,
+                                           double fill_value) {
     const int stride = gridDim.x * blockDim.x;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += stride)
         queue[i] = wide ? (int)((const i64*)vertices)[i] : ((const int*)vertices)[i];
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < control_words; i += stride) control[i] = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < clear_words; i += stride) clear[i] = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < fill_n; i += stride) fill[i] = fill_value;
 }
 """
 
