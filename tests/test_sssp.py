@@ -129,6 +129,27 @@ def test_random_weighted_graphs_every_path(case, method, path, delta):
     check(g, source, result, nx_reference(g, source))
 
 
+@settings(max_examples=60, **SETTINGS)
+@given(case=weighted_graphs(), method=st.sampled_from(("auto",) + METHODS))
+def test_degree_layout_gives_the_same_answer(case, method):
+    """layout="degree" runs on the graph renumbered by degree: the distances equal the reference and layout="given"'s,
+    and the tree (found on the given ids) is a valid shortest-path tree, the same one as layout="given"'s."""
+    g, source = case
+    given_ids = sssp(g, source, method=method, backend="cpu", layout="given")
+    renumbered = sssp(g, source, method=method, backend="cpu", layout="degree")
+    check(g, source, renumbered)
+    np.testing.assert_array_equal(renumbered.distances, given_ids.distances)
+    np.testing.assert_array_equal(renumbered.predecessors, given_ids.predecessors)
+    assert ("renumbered by degree" in renumbered.trace.controller) == g.weighted
+
+
+def test_layout_is_checked():
+    """A layout that does not exist is a clear error, weighted graph or not (an unweighted one runs BFS)."""
+    for spec in ("grid:4:4:w", "grid:4:4"):
+        with pytest.raises(GraphError, match="layout must be one of auto, given, degree, got 'random'"):
+            sssp(gg.load(spec), 0, backend="cpu", layout="random")
+
+
 @st.composite
 def unweighted_graphs(draw):
     n = draw(st.integers(1, 40))

@@ -42,13 +42,13 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
 
 
 def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",
-         strategy: Any = "auto") -> Any:
+         strategy: Any = "auto", layout: str = "auto") -> Any:
     """Single-source shortest paths: ``.distances`` (float64, inf unreachable) and ``.predecessors``.
     ``method`` is "delta_stepping" (near-far), "bellman_ford" or "auto"; weights must be non-negative; an unweighted
-    graph runs BFS."""
+    graph runs BFS; ``layout`` as for bfs."""
     from .algorithms.sssp import sssp as run
 
-    return run(_graph(graph), source, method=method, delta=delta, backend=backend, strategy=strategy)
+    return run(_graph(graph), source, method=method, delta=delta, backend=backend, strategy=strategy, layout=layout)
 
 
 def pagerank(graph: Any, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, personalization: Any = None, *,

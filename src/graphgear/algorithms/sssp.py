@@ -53,6 +53,7 @@ from ..engine.trace import Trace
 from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor, cpu_functor
+from ..graph.layout import check_layout, device_layout
 from ..operators import ACTIVATE, STOP
 from ..program import VertexProgram, run_program
 from ..results import Deferred, SSSPResult
@@ -285,35 +286,43 @@ def device_delta(graph: Any, mean: float, positive: float) -> float:
 
 # ------------------------------------------------------------------------------------------------------ algorithm
 def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",
-         strategy: Any = "auto") -> SSSPResult:
+         strategy: Any = "auto", layout: str = "auto") -> SSSPResult:
     """Shortest-path distances (float64, inf when unreachable) and predecessors (-1 for the source and unreachable
     vertices) from `source`. ``method``: "delta_stepping" (near-far), "bellman_ford" or "auto" (delta_stepping);
     ``delta``: the bucket width (default `default_delta`; inf gives one bucket). Weights must be non-negative (zero is
-    fine); an unweighted graph runs BFS."""
+    fine); an unweighted graph runs BFS. ``layout`` as for BFS (graph/layout.py device_layout: "auto" renumbers a
+    large power-law graph by degree on the GPU); the distances come back in the given ids and the tree is found on
+    them."""
     if method not in METHODS:
         raise GraphError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if delta is not None and not (isinstance(delta, (int, float, np.integer, np.floating)) and delta > 0):
         raise GraphError(f"delta must be a positive number (or None for the default), got {delta!r}")
     start = time.perf_counter()
     s = resolve_source(graph, source)
+    check_layout(layout)
     if not graph.weighted:
-        hops = bfs(graph, s, backend=backend, strategy=strategy)
+        hops = bfs(graph, s, backend=backend, strategy=strategy, layout=layout)
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)
         hops.trace.algorithm = "sssp"
         return SSSPResult(dist, hops.predecessors, trace=hops.trace, graph=graph, seconds=time.perf_counter() - start)
     mean, low, positive = check_weights(graph)
 
     be = get_backend(backend)
-    G = be.graph(graph)
+    renumbering, G, note = device_layout(be, graph, layout, auto=be.name == "cuda")
+    traversed = graph if renumbering is None else renumbering.graph
+    r = s if renumbering is None else int(renumbering.rank[s])
     if method == "bellman_ford":
-        dist, trace = bellman_ford(be, graph, s, strategy)
+        dist, trace = bellman_ford(be, traversed, r, strategy)
     elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
-        width = delta or device_delta(graph, mean, positive)
-        dist, trace = near_far_on_device(be, G, graph, s, width, strategy)
+        width = delta or device_delta(traversed, mean, positive)
+        dist, trace = near_far_on_device(be, G, traversed, r, width, strategy)
     else:
-        dist, trace = delta_stepping(be, G, graph, s, delta, mean, positive, strategy)
-    # the shortest-path tree is derived from the distances when first read (results.Deferred)
-    pred = Deferred(lambda: shortest_path_tree(be, G, dist, s, low))
+        dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy)
+    trace.controller += note
+    if renumbering is not None:
+        dist = renumbering.to_original(dist)
+    # the shortest-path tree is derived from the distances when first read (results.Deferred), on the given ids
+    pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), dist, s, low))
     # the arrays stay where the backend left them: a GPU result copies each to the host on its first read
     return SSSPResult(dist, pred, trace=trace, graph=graph, seconds=time.perf_counter() - start)
 
