@@ -81,6 +81,25 @@ def test_bfs_degree_layout(spec):
     assert skewed(g) == (spec == "kron:16")
 
 
+@pytest.mark.parametrize("spec", ["kron:16:w", "rmat:15:8:w", "grid:40:50:w"])
+def test_sssp_degree_layout(spec):
+    """SSSP near-far on the device on the graph renumbered by degree: distances equal the CPU's, the tree the given
+    ids' run's; "auto" takes it on a large skewed graph (kron:16) only."""
+    from graphgear.graph.layout import skewed
+
+    g = gg.load(spec)
+    s = int(np.argmax(g.out_degree()))
+    cpu = gg.sssp(g, s, backend="cpu", layout="given")
+    given = gg.sssp(g, s, backend="cuda", layout="given")
+    assert "renumbered" not in given.trace.controller
+    for layout in ("degree", "auto"):
+        gpu = gg.sssp(g, s, backend="cuda", layout=layout)
+        np.testing.assert_array_equal(gpu.distances, cpu.distances)
+        np.testing.assert_array_equal(gpu.predecessors, given.predecessors)
+        assert ("renumbered by degree" in gpu.trace.controller) == (layout == "degree" or skewed(g))
+    assert skewed(g) == (spec == "kron:16:w")
+
+
 @numba.njit
 def _visit(u, v, w, state):
     return False
@@ -382,7 +401,7 @@ def test_a_device_error_stays_with_its_result(monkeypatch):
     s = int(np.argmax(g.out_degree()))
     read = be._read_persistent
 
-    def timed_out(G, B):
+    def timed_out(G, B, report):
         G.persistent = None
         raise cuda_backend._barrier_timed_out("the persistent kernel")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -187,13 +187,19 @@ class PinnedCounter:
 
 class PinnedReader:
     """Several small device arrays read back with ONE synchronisation: asynchronous copies into pinned memory on the
-    current stream, then one stream sync (each blocking read costs a round trip of 10-20 us)."""
+    current stream, then one wait (each blocking read costs a round trip of 10-20 us). `enqueue` queues the copies
+    and returns what waits for them and hands the arrays out, so a caller can queue a read behind its kernel and
+    collect it later (one read in flight: the next enqueue reuses the buffer)."""
 
     def __init__(self, nbytes: int) -> None:
         self.nbytes = nbytes
         self.host = cupy().cuda.alloc_pinned_memory(nbytes)
+        self._done = cupy().cuda.Event(disable_timing=True)
 
     def read(self, *arrays: Any) -> list[np.ndarray]:
+        return self.enqueue(*arrays)()
+
+    def enqueue(self, *arrays: Any) -> Callable[[], list[np.ndarray]]:
         cp = cupy()
         stream = cp.cuda.get_current_stream()
         views, offset = [], 0
@@ -205,5 +211,11 @@ class PinnedReader:
                                         cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
             views.append(view)
             offset += (array.nbytes + 7) // 8 * 8
-        stream.synchronize()
-        return [view.copy() for view in views]
+        done = self._done
+        done.record(stream)
+
+        def collect() -> list[np.ndarray]:
+            done.synchronize()
+            return [view.copy() for view in views]
+
+        return collect
