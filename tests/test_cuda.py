@@ -389,31 +389,36 @@ def test_bfs_reads_the_device_back_when_a_result_is_read():
     assert third.seconds == pytest.approx(third.trace.seconds) and third.seconds > 0
 
 
-def test_a_device_error_stays_with_its_result(monkeypatch):
-    """A lazily read BFS whose grid barrier timed out raises when its results are read, not in the next call, which
-    runs on fresh buffers."""
+@pytest.mark.parametrize("algorithm,spec", [("bfs", "kron:12"), ("sssp", "kron:12:w")])
+def test_a_device_error_stays_with_its_result(monkeypatch, algorithm, spec):
+    """A lazily read BFS or near-far SSSP whose grid barrier timed out raises when its results are read, not in the
+    next call, which runs on fresh buffers."""
     from graphgear.backends import get_backend
     from graphgear.backends.cuda import backend as cuda_backend
     from graphgear.errors import BackendError
 
     be = get_backend("cuda")
-    g = gg.load("kron:12")
+    g = gg.load(spec)
     s = int(np.argmax(g.out_degree()))
     read = be._read_persistent
+    run = getattr(gg, algorithm)
 
     def timed_out(G, B, report):
         G.persistent = None
         raise cuda_backend._barrier_timed_out("the persistent kernel")
 
     monkeypatch.setattr(be, "_read_persistent", timed_out)
-    failed = gg.bfs(g, s, backend="cuda")
+    failed = run(g, s, backend="cuda")
     monkeypatch.setattr(be, "_read_persistent", read)
-    good = gg.bfs(g, s, backend="cuda")  # settles the failed run's read without raising
+    good = run(g, s, backend="cuda")  # settles the failed run's read without raising
     with pytest.raises(BackendError, match="grid barrier"):
         failed.distances
     with pytest.raises(BackendError, match="grid barrier"):
         failed.trace.seconds
-    np.testing.assert_array_equal(good.distances, gg.bfs(g, s, backend="cpu").distances)
+    with pytest.raises(BackendError, match="grid barrier"):
+        failed.predecessors
+    np.testing.assert_array_equal(good.distances, run(g, s, backend="cpu").distances)
+    assert good.seconds == pytest.approx(good.trace.seconds) and good.seconds > 0
 
 
 def test_device_trace_is_replayed_when_first_read():

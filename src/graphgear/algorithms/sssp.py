@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -311,20 +312,31 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     renumbering, G, note = device_layout(be, graph, layout, auto=be.name == "cuda")
     traversed = graph if renumbering is None else renumbering.graph
     r = s if renumbering is None else int(renumbering.rank[s])
+    check = None  # a device run read back lazily: reading a result checks it first
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, traversed, r, strategy)
     elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
         width = delta or device_delta(traversed, mean, positive)
-        dist, trace = near_far_on_device(be, G, traversed, r, width, strategy)
+        dist, trace, check = near_far_on_device(be, G, traversed, r, width, strategy)
     else:
         dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy)
     trace.controller += note
     if renumbering is not None:
         dist = renumbering.to_original(dist)
     # the shortest-path tree is derived from the distances when first read (results.Deferred), on the given ids
-    pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), dist, s, low))
+    pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), checked(check, dist), s, low))
     # the arrays stay where the backend left them: a GPU result copies each to the host on its first read
-    return SSSPResult(dist, pred, trace=trace, graph=graph, seconds=time.perf_counter() - start)
+    if check is None:
+        return SSSPResult(dist, pred, trace=trace, graph=graph, seconds=time.perf_counter() - start)
+    return SSSPResult(Deferred(lambda: checked(check, dist)), pred, trace=trace, graph=graph,
+                      seconds=Deferred(lambda: trace.seconds))
+
+
+def checked(check: Callable[[], Any] | None, array: Any) -> Any:
+    """`array` once the run that makes it is known to have succeeded (`check` reads a lazy device run back)."""
+    if check is not None:
+        check()
+    return array
 
 
 def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
@@ -338,14 +350,16 @@ def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
     return tight_tree(be, G, dist, s)
 
 
-def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strategy: Any) -> tuple[Any, Trace]:
+def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float,
+                       strategy: Any) -> tuple[Any, Trace, Callable[[], Any]]:
     """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
     graph without hubs (controller.near_far_hops) several levels per grid barrier (Strategy.hops: label-correcting
     inside the bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a
     bucket sends its arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs
-    without it)."""
+    without it). Returns the distances (on the device, computed once the kernel is done), the trace and a check that
+    reads the run back and raises its error (a grid barrier that timed out)."""
     from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
     n = graph.num_vertices
@@ -358,14 +372,23 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     # Meyer & Sanders' light/heavy split where the rounds are level-synchronous (block-local hops re-send anyway)
     split = base.hops == 1 and getattr(be, "light_heavy", False)
     source = Frontier.from_vertices(start, n, dtype=np.int32)
-    run = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width, light_heavy=split)
+    # read back lazily (backend PendingRun): the host goes on without waiting for the kernel; the trace row is made,
+    # and a failed launch raises, when the trace or the distances are first read
+    pending = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width, light_heavy=split,
+                                    lazy=True)
     trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))
-    trace.add(strategy=str(base), path=base.path, frontier_vertices=1, frontier_edges=int(graph.offsets[s + 1] - graph.offsets[s]),
-              edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
-              decision="near-far", reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, "
-              f"Delta = {width:g}" + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split else "")
-              + f"; {why}", phase="near-far")
-    return state.value, trace
+
+    def fill() -> None:
+        run = pending.result()
+        trace.add(strategy=str(base), path=base.path, frontier_vertices=1,
+                  frontier_edges=int(graph.offsets[s + 1] - graph.offsets[s]),
+                  edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
+                  decision="near-far", reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, "
+                  f"Delta = {width:g}" + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split
+                                          else "") + f"; {why}", phase="near-far")
+
+    trace.defer(fill, lambda: float(pending.result().seconds().sum()))
+    return state.value, trace, pending.result
 
 
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
