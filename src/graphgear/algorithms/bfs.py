@@ -63,7 +63,8 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     be = get_backend(backend)
     renumbering, _, note = device_layout(be, graph, layout, auto=be.name == "cuda")
     traversed = graph if renumbering is None else renumbering.graph
-    values, buffers, start = be.single_source_start(graph.num_vertices, s if renumbering is None else int(renumbering.rank[s]))
+    r = s if renumbering is None else int(renumbering.rank[s])
+    values, buffers, start = be.single_source_start(graph.num_vertices, r)
     run = run_program(BFS_PROGRAM, traversed, values, buffers, start, backend=be, strategy=strategy, copy=False,
                       lazy=True)
     run.trace.controller += note

@@ -383,9 +383,9 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float,
         trace.add(strategy=str(base), path=base.path, frontier_vertices=1,
                   frontier_edges=int(graph.offsets[s + 1] - graph.offsets[s]),
                   edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
-                  decision="near-far", reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, "
-                  f"Delta = {width:g}" + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split
-                                          else "") + f"; {why}", phase="near-far")
+                  decision="near-far", phase="near-far",
+                  reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, Delta = {width:g}"
+                  + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split else "") + f"; {why}")
 
     trace.defer(fill, lambda: float(pending.result().seconds().sum()))
     return state.value, trace, pending.result

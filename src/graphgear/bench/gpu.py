@@ -1,14 +1,16 @@
 """The GPU suite (``graphgear bench --suite gpu``): every algorithm on the issue's graphs, and the load-balancing
 ablation (Busato & Bombieri, Fig. 6).
 
-How it measures (METHOD.md): one warm-up run per case (NVRTC compilation, uploads), then `repeat` timed runs, each
-from a fresh random non-isolated source, timed with CUDA events around the public call; the median is reported.
-Results stay on the device (a GPU result copies an array to the host when it is first read), as GPU frameworks time
-them. For BFS this includes the persistent run's status and log: the events cover every GPU step of the call (the
-traversal and the distances' conversion), while the host reads the status back and replays the trace when a result
-is first read (program.run_program, lazy), after the stop event. GTEPS as bench/metrics.py defines it. For the topology-driven pass (PageRank's pull over the CSC) the table
-gives the bytes an iteration must move and the achieved bandwidth against the device-to-device copy bandwidth this
-suite measures itself (2 GiB copy, read + write bytes).
+How it measures (METHOD.md): warm-up calls per case (NVRTC compilation, uploads, the degree renumbering), then
+`repeat` timed runs, each from a fresh random non-isolated source, timed with CUDA events around the public call; the
+median is reported. Results stay on the device (a GPU result copies an array to the host when it is first read), as
+GPU frameworks time them. BFS and near-far SSSP are read back lazily (program.run_program, backend PendingRun): the
+events cover every GPU step of the call, the traversal, the copy of its status and log behind it and the distances'
+conversion, and the host time before the kernel starts; the host's parse of that status, the trace replay and any
+check of the run happen when a result is first read, or at the start of the next call (inside its events). GTEPS as
+bench/metrics.py defines it. For the topology-driven pass (PageRank's pull over the CSC) the table gives the bytes an
+iteration must move and the achieved bandwidth against the device-to-device copy bandwidth this suite measures
+itself (2 GiB copy, read + write bytes).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import numpy as np
 from ..engine.strategy import Strategy
 from .metrics import teps
 
-__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite", "ablation", "scc_vs_scipy"]
+__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite", "ablation",
+           "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
 SCC_GRAPH = "rmat:21:16"
@@ -77,8 +80,9 @@ def _event_time(cp: Any, fn: Callable[[], Any]) -> float:
 
 
 # Timed runs of each algorithm-and-graph row (the ablation takes 5): METHOD.md's "repeat many times and take the
-# median". Medians of 5 runs of the same BFS kron:21 code in one process were 0.52, 0.56 and 0.61 ms (a run in ten or
-# so takes 1.4 ms, host-side), medians of 21 runs 0.50 and 0.51 (H200, session 10).
+# median". Medians of 5 runs of the same BFS kron:21 code in one process were 0.52, 0.56 and 0.61 ms, medians of 21
+# runs 0.50 and 0.51 (H200, session 10): a source in ten or so takes 1.4 ms (its third round pushes from a few hundred
+# hubs, 0.9-1.0 ms on the device; benchmarks/NOTES.md, session 10), so 5 runs let two of them move the median.
 SUITE_REPEAT = 15
 
 # Untimed calls before the timed ones: at least WARM_UP_CALLS, for at least WARM_UP_SECONDS. With one warm-up call the

@@ -182,7 +182,7 @@ class PersistentBuffers:
     bucket_bits: Any = None
     bucket_n: Any = None  # uint32[6]
     heavy_edges: Any = None  # uint64[1]
-    visited: Any = None  # bitmask lookup's bitmap, lent to one program state at a time (CudaBackend._persistent_visited)
+    visited: Any = None  # bitmask lookup's bitmap, lent to one program state at a time (_persistent_visited)
     visited_owner: Any = None  # weakref to that state
 
 
@@ -330,7 +330,8 @@ class CudaBackend:
         if s.message_fill is not None:
             n = int(s.message.size)
             if n:
-                rt.launch(self._utility.get_function("fill_f64"), n, (s.message, np.int32(n), np.float64(s.message_fill)))
+                rt.launch(self._utility.get_function("fill_f64"), n,
+                          (s.message, np.int32(n), np.float64(s.message_fill)))
             s.message_fill = None
 
     def hop_counts(self, values: Any, index: Any = None) -> Any:
