@@ -60,44 +60,29 @@ def test_bfs_real_graphs_auto(name):
     same_bfs(g, int(np.argmax(g.out_degree())), "auto")
 
 
-@pytest.mark.parametrize("spec", ["kron:16", "rmat:15:8", "grid:40:50:0.8"])
-def test_bfs_degree_layout(spec):
-    """layout="degree" (the traversal on the graph renumbered by degree): distances equal the CPU's and the BFS tree
+@pytest.mark.parametrize("algorithm,spec", [
+    ("bfs", "kron:16"), ("bfs", "rmat:15:8"), ("bfs", "grid:40:50:0.8"),
+    ("sssp", "kron:16:w"), ("sssp", "rmat:15:8:w"), ("sssp", "grid:40:50:w"),
+])
+def test_degree_layout(algorithm, spec):
+    """layout="degree" (BFS, near-far SSSP on the graph renumbered by degree): distances equal the CPU's and the tree
     the given ids' run's (it is found on the given ids); "auto" takes it on a large skewed graph (kron:16) and keeps
     the ids elsewhere."""
     from graphgear.graph.layout import skewed
 
+    run = getattr(gg, algorithm)
     g = gg.load(spec)
     s = int(np.argmax(g.out_degree()))
-    cpu = gg.bfs(g, s, backend="cpu", layout="given")
-    given = gg.bfs(g, s, backend="cuda", layout="given")
+    cpu = run(g, s, backend="cpu", layout="given")
+    given = run(g, s, backend="cuda", layout="given")
     assert "renumbered" not in given.trace.controller
     for layout in ("degree", "auto"):
-        gpu = gg.bfs(g, s, backend="cuda", layout=layout)
+        gpu = run(g, s, backend="cuda", layout=layout)
         np.testing.assert_array_equal(gpu.distances, cpu.distances)
         np.testing.assert_array_equal(gpu.predecessors, given.predecessors)
         renumbered = "renumbered by degree" in gpu.trace.controller
         assert renumbered == (layout == "degree" or skewed(g))
-    assert skewed(g) == (spec == "kron:16")
-
-
-@pytest.mark.parametrize("spec", ["kron:16:w", "rmat:15:8:w", "grid:40:50:w"])
-def test_sssp_degree_layout(spec):
-    """SSSP near-far on the device on the graph renumbered by degree: distances equal the CPU's, the tree the given
-    ids' run's; "auto" takes it on a large skewed graph (kron:16) only."""
-    from graphgear.graph.layout import skewed
-
-    g = gg.load(spec)
-    s = int(np.argmax(g.out_degree()))
-    cpu = gg.sssp(g, s, backend="cpu", layout="given")
-    given = gg.sssp(g, s, backend="cuda", layout="given")
-    assert "renumbered" not in given.trace.controller
-    for layout in ("degree", "auto"):
-        gpu = gg.sssp(g, s, backend="cuda", layout=layout)
-        np.testing.assert_array_equal(gpu.distances, cpu.distances)
-        np.testing.assert_array_equal(gpu.predecessors, given.predecessors)
-        assert ("renumbered by degree" in gpu.trace.controller) == (layout == "degree" or skewed(g))
-    assert skewed(g) == (spec == "kron:16:w")
+    assert skewed(g) == spec.startswith("kron:16")
 
 
 @numba.njit

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -54,9 +53,9 @@ from ..engine.trace import Trace
 from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor, cpu_functor
-from ..graph.layout import check_layout, device_layout
+from ..graph.layout import device_layout
 from ..operators import ACTIVATE, STOP
-from ..program import VertexProgram, run_program
+from ..program import ProgramRun, VertexProgram, run_program
 from ..results import Deferred, SSSPResult
 from ._common import APPLY_SMALLER, one_vertex, predecessors_from_distances, resolve_source
 from .bfs import bfs
@@ -300,7 +299,6 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
         raise GraphError(f"delta must be a positive number (or None for the default), got {delta!r}")
     start = time.perf_counter()
     s = resolve_source(graph, source)
-    check_layout(layout)
     if not graph.weighted:
         hops = bfs(graph, s, backend=backend, strategy=strategy, layout=layout)
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)
@@ -312,31 +310,26 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     renumbering, G, note = device_layout(be, graph, layout, auto=be.name == "cuda")
     traversed = graph if renumbering is None else renumbering.graph
     r = s if renumbering is None else int(renumbering.rank[s])
-    check = None  # a device run read back lazily: reading a result checks it first
+    device_run = None  # near-far on the device, read back lazily: reading a result checks it first
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, traversed, r, strategy)
     elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
         width = delta or device_delta(traversed, mean, positive)
-        dist, trace, check = near_far_on_device(be, G, traversed, r, width, strategy)
+        device_run = near_far_on_device(be, G, traversed, r, width, strategy)
+        dist, trace = device_run.state.value, device_run.trace
     else:
         dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy)
     trace.controller += note
     if renumbering is not None:
         dist = renumbering.to_original(dist)
-    # the shortest-path tree is derived from the distances when first read (results.Deferred), on the given ids
-    pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), checked(check, dist), s, low))
-    # the arrays stay where the backend left them: a GPU result copies each to the host on its first read
-    if check is None:
+    # the arrays stay where the backend left them: a GPU result copies each to the host on its first read; the
+    # shortest-path tree is derived from the distances when first read (results.Deferred), on the given ids
+    if device_run is None:
+        pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), dist, s, low))
         return SSSPResult(dist, pred, trace=trace, graph=graph, seconds=time.perf_counter() - start)
-    return SSSPResult(Deferred(lambda: checked(check, dist)), pred, trace=trace, graph=graph,
+    pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), device_run.checked(dist), s, low))
+    return SSSPResult(Deferred(lambda: device_run.checked(dist)), pred, trace=trace, graph=graph,
                       seconds=Deferred(lambda: trace.seconds))
-
-
-def checked(check: Callable[[], Any] | None, array: Any) -> Any:
-    """`array` once the run that makes it is known to have succeeded (`check` reads a lazy device run back)."""
-    if check is not None:
-        check()
-    return array
 
 
 def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
@@ -350,16 +343,15 @@ def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
     return tight_tree(be, G, dist, s)
 
 
-def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float,
-                       strategy: Any) -> tuple[Any, Trace, Callable[[], Any]]:
+def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strategy: Any) -> ProgramRun:
     """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
     graph without hubs (controller.near_far_hops) several levels per grid barrier (Strategy.hops: label-correcting
     inside the bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a
     bucket sends its arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs
-    without it). Returns the distances (on the device, computed once the kernel is done), the trace and a check that
-    reads the run back and raises its error (a grid barrier that timed out)."""
+    without it). Returns the run as run_program would (`state.value`: the distances, on the device; `checked`
+    reads the run back and raises its error, a grid barrier that timed out)."""
     from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
     n = graph.num_vertices
@@ -388,7 +380,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float,
                   + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split else "") + f"; {why}")
 
     trace.defer(fill, lambda: float(pending.result().seconds().sum()))
-    return state.value, trace, pending.result
+    return ProgramRun(trace, state, be, pending.result)
 
 
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:

@@ -31,7 +31,9 @@ LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch
 LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
 CONTROL_WORDS = 18  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1),
 # bucket_n (3), heavy_edges (1)
-REPORT_FIRST_WORD = 9  # a persistent launch's report: the control words from the status on, then the log's first rows
+STATUS_WORD, HEAVY_EDGES_WORD = 9, 17  # where those two sit among the control words
+# a persistent launch's report, copied back behind it: the control words from the status on, then the log's first rows
+REPORT_WORDS = slice(STATUS_WORD, CONTROL_WORDS + (LOG_PREFETCH + 1) * LOG_FIELDS)
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
 # neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
 # gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
@@ -225,7 +227,7 @@ class PendingRun:
         self._error: BackendError | None = None
 
     def settle(self) -> None:
-        """Read the status and the log now (one stream synchronisation), once."""
+        """Read the status and the log now, once (from the copy queued behind the kernel: a wait on it, no read)."""
         if self._read is not None:
             read, self._read = self._read, None
             try:
@@ -846,12 +848,13 @@ class CudaBackend:
                 huge=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 claim_bits=cp.zeros(2 * words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
                 control=control, counters=control[0:5].view(cp.uint32), edges=control[5:8].view(cp.uint64),
-                barrier=control[8:9].view(cp.uint32), status=control[9:11].view(cp.int32),
+                barrier=control[8:9].view(cp.uint32), status=control[STATUS_WORD:STATUS_WORD + 2].view(cp.int32),
                 log=control[CONTROL_WORDS:],
                 far=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 far_bits=cp.zeros(words, dtype=cp.uint32), far_n=control[11:12].view(cp.uint32),
                 refill_n=control[12:13].view(cp.uint32), min_key=control[13:14].view(cp.uint64),
-                bucket_n=control[14:17].view(cp.uint32), heavy_edges=control[17:18].view(cp.uint64),
+                bucket_n=control[14:17].view(cp.uint32),
+                heavy_edges=control[HEAVY_EDGES_WORD:HEAVY_EDGES_WORD + 1].view(cp.uint64),
             )
         return G.persistent
 
@@ -878,10 +881,8 @@ class CudaBackend:
         takes the graph's B.visited (allocated once; its previous owner gives it up and makes a clear one if it runs
         again, losing only skips: the bitmap filters, the buffer decides) and _persistent_start clears it in the
         same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). Null for status lookup."""
-        if strategy.lookup != "bitmask" or not s.first_wins:
-            return np.uint64(0), False
-        if s.visited is not None:
-            return s.visited, False
+        if strategy.lookup != "bitmask" or not s.first_wins or s.visited is not None:
+            return self._lookup(s, strategy), False  # null, or the state's own bitmap
         if B.visited is None:
             B.visited = self.xp.empty(rt.bitmap_words(int(s.value.size)), dtype=self.xp.uint32)
         owner = B.visited_owner() if B.visited_owner is not None else None
@@ -987,7 +988,7 @@ class CudaBackend:
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
         # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
-        report = self._report.enqueue(B.control[REPORT_FIRST_WORD: CONTROL_WORDS + (LOG_PREFETCH + 1) * LOG_FIELDS])
+        report = self._report.enqueue(B.control[REPORT_WORDS])
         pending = PendingRun(functools.partial(self._read_persistent, G, B, report))
         if lazy:
             self._pending = pending
@@ -995,14 +996,15 @@ class CudaBackend:
         return pending.result()
 
     def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
-        """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: control
-        words from REPORT_FIRST_WORD on, then the first log rows); more log rows in a second read."""
+        """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the
+        control words REPORT_WORDS cover); more log rows in a second read."""
         cp = self.xp
         n = G.num_vertices
         (words,) = report()
-        status = words[:2].view(np.int32)
-        heavy_edges = words[CONTROL_WORDS - 1 - REPORT_FIRST_WORD:CONTROL_WORDS - REPORT_FIRST_WORD].view(np.uint64)
-        log = words[CONTROL_WORDS - REPORT_FIRST_WORD:]
+        first = REPORT_WORDS.start
+        status = words[STATUS_WORD - first:STATUS_WORD - first + 2].view(np.int32)
+        heavy_edges = words[HEAVY_EDGES_WORD - first:HEAVY_EDGES_WORD - first + 1].view(np.uint64)
+        log = words[CONTROL_WORDS - first:]
         if status[0]:
             G.persistent = None  # its bitmaps were left half set: the next launch allocates them clear
             raise _barrier_timed_out("the persistent kernel")
