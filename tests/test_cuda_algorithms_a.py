@@ -222,9 +222,33 @@ def test_near_far_light_heavy_split(spec, delta, monkeypatch):
     plain = gg.sssp(g, hub(g), delta=delta, backend="cuda")
     assert "light/heavy" not in plain.trace.rows[0].reason
     np.testing.assert_array_equal(split.distances, plain.distances)
-    if delta == 1.0:
-        reached = np.isfinite(split.distances)
-        assert split.trace.rows[0].edges_processed == int(g.out_degree()[reached].sum())
+    if delta == 1.0:  # Dijkstra's count needs buckets of width Delta and heavy rows pushed (a pull scans them all)
+        set_cuda_knobs(monkeypatch, light_heavy=True, heavy_pull_ratio=None, bucket_widen_max=0)
+        once = gg.sssp(g, hub(g), delta=delta, backend="cuda")
+        np.testing.assert_array_equal(once.distances, plain.distances)
+        reached = np.isfinite(once.distances)
+        assert once.trace.rows[0].edges_processed == int(g.out_degree()[reached].sum())
+
+
+@pytest.mark.parametrize("pull_ratio,widen", [(None, 0), (1 << 40, 0), (None, 6), (1 << 40, 6), (4, 6), (4, 1)],
+                         ids=str)
+@pytest.mark.parametrize("delta", [1.0, None])
+@pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
+def test_near_far_heavy_pull_and_bucket_widths(spec, delta, pull_ratio, widen, monkeypatch):
+    """The light/heavy split's heavy rows pushed (ratio None), pulled for every bucket (1 << 40: from one heavy arc)
+    or by the default ratio, under buckets of fixed width (widen 0) or adapting up to Delta x 2 / x 64: the CPU's
+    distances and tree every time. With every bucket pulled, the trace counts every heavy arc once per bucket that
+    listed a sender, so at least the reached vertices' out-degree sum; the trace names the rules that applied."""
+    g = load(spec)
+    set_cuda_knobs(monkeypatch, heavy_pull_ratio=pull_ratio, bucket_widen_max=widen)
+    same_sssp(g, "delta_stepping", "auto", delta=delta)
+    row = gg.sssp(g, hub(g), delta=delta, backend="cuda").trace.rows[0]
+    assert "light/heavy split" in row.reason
+    assert ("heavy rows pulled" in row.reason) == (pull_ratio is not None)
+    assert ("bucket widths adapt up to Delta x" in row.reason) == (widen > 0)
+    if pull_ratio == 1 << 40:
+        reached = np.isfinite(gg.sssp(g, hub(g), delta=delta, backend="cpu").distances)
+        assert row.edges_processed >= int(g.out_degree()[reached].sum())
 
 
 @pytest.mark.parametrize("delta,strategy", [(1.0, Strategy()), (1.0, Strategy(direction="pull", frontier="bitmap")),

@@ -30,6 +30,15 @@ improves (async push: the FIFO label-correcting algorithm of Bellman-Ford-Moore)
 The default bucket width depends on the first path (`default_delta`): Meyer & Sanders' Theta(1/d) rule for sync paths,
 a few mean weights for async ones; its docstring lists the measurements.
 
+On the GPU (`near_far_on_device`) every bucket runs inside one persistent kernel. On a graph with hubs it adds Meyer &
+Sanders' light/heavy split (the arcs of weight >= Delta sent once per bucket, when it is done) and chooses their
+direction per bucket as SEP-Graph chooses a round's: a bucket whose senders hold a quarter of the heavy arcs or more
+pulls them (each vertex keeps its best heavy in-arc from the bucket's senders) instead of pushing them with atomics.
+On a low-diameter graph the bucket widths adapt: a bucket refill too small to fill the GPU doubles the next width (up
+to 64 Delta), a large one halves it, so the long tail of near-empty buckets past a kron graph's big one costs a few
+far-pile passes instead of dozens. Any increasing sequence of thresholds gives the same distances (label-correcting).
+kron:21:w on an H100: 6.70 ms with fixed widths and pushed heavy arcs, 4.86 with both.
+
 Predecessors come from one pull pass over the final distances (`predecessors_from_distances`: the smallest-id
 in-neighbour u with dist[u] + w(u, v) == dist[v]); with zero-weight arcs that rule can close cycles among vertices at
 one distance, so there `tight_tree` picks the smallest-id tight in-neighbour one hop level closer to the source. An
@@ -377,7 +386,8 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
                   edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
                   decision="near-far", phase="near-far",
                   reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, Delta = {width:g}"
-                  + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split else "") + f"; {why}")
+                  + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split else "")
+                  + getattr(run, "note", "") + f"; {why}")
 
     trace.defer(fill, lambda: float(pending.result().seconds().sum()))
     return ProgramRun(trace, state, be, pending.result)

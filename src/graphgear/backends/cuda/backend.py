@@ -44,6 +44,9 @@ REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 POWER_BINS = ((8, 1), (128, 8), (None, 32))
 POWER_BLOCKS_PER_SM = 8  # the power iteration (a latency-bound gather): as many blocks per SM as can be resident
 GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
+HEAVY_CHUNK = 1024  # the heavy rows' pull: rows of this many in-arcs and more in chunks of as many (GG_HEAVY_CHUNK)
+HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs
+BUCKET_WIDEN_MAX = 6  # near-far bucket widths up to delta * 64 on low-diameter graphs (kernels/persistent.cuh)
 HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_warp_scan")  # the block-gathering ones
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
@@ -137,6 +140,43 @@ class CudaGraph:
             )
         return split
 
+    def heavy_csc(self, delta: float) -> tuple[Any, ...] | None:
+        """The heavy arcs of light_heavy(delta) as an in-arc CSC (offsets, sources, weights; each row's sources in
+        increasing order) and its long rows' chunks (hub_chunks), for the heavy rows' pull (kernels/persistent.cuh
+        gg_heavy_pull). Cached with the split; None where the device has no room for it (the heavy rows are then
+        pushed)."""
+        _, (offsets, indices, weights) = self.light_heavy(delta)
+        key = ("heavy_csc", delta)
+        csc = self._light_heavy.get(key)
+        if csc is None:
+            cp = cupy()
+            arcs = int(indices.size)
+            try:  # the CSC (12 bytes an arc) and the sort's temporaries (the rows and the order, 16)
+                rt.check_free_memory(28 * arcs + offsets.nbytes, f"the heavy arcs' in-arc CSC at delta {delta:g}")
+            except DeviceMemoryError:
+                return None
+            rows = cp.repeat(cp.arange(self.num_vertices, dtype=cp.int32), cp.diff(offsets))
+            order = cp.argsort(indices)  # stable: each row's sources stay in increasing order
+            t_offsets = cp.zeros(self.num_vertices + 1, dtype=cp.int64)
+            cp.cumsum(cp.bincount(indices, minlength=self.num_vertices), out=t_offsets[1:])
+            csc = self._light_heavy[key] = (t_offsets, rows[order], weights[order],
+                                            *hub_chunks(t_offsets, HEAVY_CHUNK, HEAVY_CHUNK))
+        return csc
+
+
+def hub_chunks(offsets: Any, huge: int, chunk: int) -> tuple[Any, Any, Any]:
+    """The rows of at least `huge` arcs cut into chunks of `chunk` arcs: (row, first arc, end arc) per chunk, as
+    device arrays (int32, int64, int64)."""
+    cp = cupy()
+    degree = cp.diff(offsets)
+    hubs = cp.flatnonzero(degree >= huge).astype(cp.int32)
+    pieces = (degree[hubs] + chunk - 1) // chunk
+    rows = cp.repeat(hubs, pieces)
+    starts = cp.cumsum(pieces) - pieces  # first chunk index of each row
+    within = cp.arange(rows.size) - cp.repeat(starts, pieces)
+    first = offsets[rows] + within * chunk
+    return rows, first, cp.minimum(first + chunk, offsets[rows + 1])
+
 
 @dataclass
 class PowerRun:
@@ -209,7 +249,8 @@ class PersistentRun:
         return np.diff(stamps) / 1e9
 
     _end: int = 0
-    heavy_edges: int = 0  # arcs the light/heavy split's heavy rows expanded
+    heavy_edges: int = 0  # arcs the light/heavy split's heavy rows expanded (pushed) or scanned (pulled)
+    note: str = ""  # how near-far ran (the heavy rows' direction rule, the bucket widths), for the trace
 
 
 class PendingRun:
@@ -287,6 +328,10 @@ class CudaBackend:
         self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
         self.fused_power = True  # PageRank's power iteration in one persistent kernel (False: a launch per step)
         self.light_heavy = True  # near-far SSSP with Meyer & Sanders' light/heavy split where it applies
+        # a bucket's heavy rows are pulled when its senders hold at least 1/heavy_pull_ratio of the heavy arcs (None:
+        # always pushed); near-far bucket widths up to delta * 2^bucket_widen_max on low-diameter graphs (0: fixed)
+        self.heavy_pull_ratio: int | None = HEAVY_PULL_RATIO
+        self.bucket_widen_max = BUCKET_WIDEN_MAX
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CudaGraph:
@@ -622,18 +667,9 @@ class CudaBackend:
         one direction; cached on G."""
         plan = G.reduce_plans.get(direction)
         if plan is None:
-            cp = self.xp
-            degree = cp.diff(offsets)
             bins = [(group, rows) for group, rows in self._degree_bins(G, direction, offsets, REDUCE_BINS)
                     if rows is None or rows.size]
-            hubs = cp.flatnonzero(degree >= REDUCE_HUGE).astype(cp.int32)
-            pieces = (degree[hubs] + REDUCE_CHUNK - 1) // REDUCE_CHUNK
-            chunk_rows = cp.repeat(hubs, pieces)
-            starts = cp.cumsum(pieces) - pieces  # first chunk index of each row
-            within = cp.arange(chunk_rows.size) - cp.repeat(starts, pieces)
-            first = offsets[chunk_rows] + within * REDUCE_CHUNK
-            last = cp.minimum(first + REDUCE_CHUNK, offsets[chunk_rows + 1])
-            plan = G.reduce_plans[direction] = ReducePlan(bins, chunk_rows, first, last)
+            plan = G.reduce_plans[direction] = ReducePlan(bins, *hub_chunks(offsets, REDUCE_HUGE, REDUCE_CHUNK))
         return plan
 
     def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
@@ -938,7 +974,11 @@ class CudaBackend:
         that many levels per grid barrier (block-local hops): the rounds then count grid barriers, not levels.
         light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy split: the rounds push the
         arcs lighter than delta, and each bucket's senders push their heavy arcs once when the bucket is done
-        (CudaGraph.light_heavy; the non-fused rounds).
+        (CudaGraph.light_heavy; the non-fused rounds). A bucket whose senders hold at least 1/heavy_pull_ratio of the
+        heavy arcs pulls them instead (CudaGraph.heavy_csc: each vertex keeps its best heavy in-arc from the bucket,
+        no contended atomics), and on a low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max
+        (kernels/persistent.cuh gg_next_bucket): kron:21:w on an H100, 6.70 ms fixed and pushed, 5.75 widened, 4.86
+        both.
         lazy=True returns a PendingRun: nothing is read back until its result() is asked for (or the next persistent
         launch); only for a caller that does not go on from the worklist left (it is not read back then).
         """
@@ -971,10 +1011,17 @@ class CudaBackend:
         push_offsets, push_indices, push_weights = G.offsets, G.indices, G.weights
         heavy = (np.uint64(0),) * 3
         buckets = (np.uint64(0),) * 3
+        heavy_t, heavy_pull = (np.uint64(0),) * 6, np.uint64(0)
         if light_heavy:
             (push_offsets, push_indices, push_weights), heavy = G.light_heavy(delta)
             self._bucket_lists(G, B)  # its bucket bits clear: every launch leaves them so (an aborted one drops B)
             buckets = (B.bucket[0], B.bucket[1], B.bucket_bits)
+            csc = G.heavy_csc(delta) if self.heavy_pull_ratio else None
+            if csc is not None:
+                heavy_t, heavy_pull = csc, np.uint64(max(1, int(heavy[1].size) // self.heavy_pull_ratio))
+        widen = 0 if delta <= 0 or high_diameter(G.num_arcs, n) else self.bucket_widen_max
+        note = (f"; a bucket's heavy rows pulled when its senders hold >= {int(heavy_pull):,} heavy arcs"
+                if int(heavy_pull) else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
         alpha, beta, unexplored = rules
         args = (push_offsets, push_indices, push_weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
                 s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
@@ -983,19 +1030,20 @@ class CudaBackend:
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
                 B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.int32(hops), np.float64(delta),
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
-                visited, s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges)
+                visited, s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges, *heavy_t[:3], heavy_pull, *heavy_t[3:],
+                np.uint32(heavy_t[3].size if heavy_pull else 0), np.int32(widen))
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
         # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
         report = self._report.enqueue(B.control[REPORT_WORDS])
-        pending = PendingRun(functools.partial(self._read_persistent, G, B, report))
+        pending = PendingRun(functools.partial(self._read_persistent, G, B, report, note))
         if lazy:
             self._pending = pending
             return pending
         return pending.result()
 
-    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
+    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any, note: str = "") -> PersistentRun:
         """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the
         control words REPORT_WORDS cover); more log rows in a second read."""
         cp = self.xp
@@ -1015,4 +1063,5 @@ class CudaBackend:
         log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
         remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left
                      else Frontier.empty(n, cp))
-        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]))
+        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]),
+                             note=note)

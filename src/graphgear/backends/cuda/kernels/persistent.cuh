@@ -113,6 +113,17 @@ struct GGPersistentState {
     u32* bucket_bits;   // listed in bucket[] already
     u32* bucket_n;      // [2 * part + 0/1] the lists' sizes, by part (flips at each heavy expansion); [4 + part] its output's size
     u64* heavy_edges;   // heavy arcs expanded in all (the trace's edge count)
+    // the heavy arcs as an in-arc CSC, and from how many heavy arcs of its senders a bucket's heavy rows are pulled
+    // over it instead of pushed (gg_heavy_rows; null heavy_t_offsets: always pushed)
+    const i64* heavy_t_offsets;
+    const int* heavy_t_indices;
+    const float* heavy_t_weights;
+    u64 heavy_pull;
+    const int* heavy_chunk_rows;   // the CSC's rows of >= GG_HEAVY_CHUNK arcs in chunks of that many: row, first, end
+    const i64* heavy_chunk_first;
+    const i64* heavy_chunk_last;
+    u32 heavy_chunks;
+    int widen_max;      // near-far: bucket widths up to delta * 2^widen_max (gg_next_bucket; 0: always delta)
 };
 
 // The end of a persistent launch: unclaim the worklist that max_rounds left (its claim bits in `claimed`), report
@@ -152,8 +163,15 @@ __device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, 
 
 // The worklist ran dry: move T to the smallest live far buffer's bucket and split the pile into the worklist Q
 // (claimed in `claim`) and the next pile. Returns false when the pile is empty (the traversal is done).
+// Bucket widths adapt (widen_max > 0; the host allows it on low-diameter graphs): the new bucket runs from the
+// smallest live buffer's Delta-boundary for delta * 2^widen, and widen grows by one after a refill too small to fill
+// the grid (fewer entries than threads) and shrinks after one four times the threads. Past its big bucket a kron
+// graph's near-far has dozens of buckets of a few thousand vertices, each a pass over a far pile of up to a million
+// entries plus grid barriers (kron:21:w: 70 of 81 rounds, 1.8-2.0 ms of 6.0, H100); wider buckets take them a few at
+// a time. Any increasing threshold gives the same distances (label-correcting: a vertex improved after its bucket is
+// queued again), only the work differs.
 __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, double& threshold, const double* value,
-                               const double* buffer, int* Q, u32* claim, int& qsize, volatile int* status) {
+                               const double* buffer, int* Q, u32* claim, int& qsize, volatile int* status, int& widen) {
     const u32 nf = gg_load(&st.far_n[pile]);
     if (st.delta <= 0.0 || nf == 0) return false;
     const int* F = st.far[pile];
@@ -169,7 +187,8 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
     if (gg_lane() == 0 && smallest) atomicMax((unsigned long long*)st.min_key, (unsigned long long)smallest);
     if (!gg_grid_sync(st.barrier, status)) return false;
     const u64 key = gg_load(st.min_key);
-    const double t = key ? (floor(__longlong_as_double((i64)~key) / st.delta) + 1.0) * st.delta : threshold;
+    const double t = key ? floor(__longlong_as_double((i64)~key) / st.delta) * st.delta + ldexp(st.delta, widen)
+                         : threshold;
     const int other = pile ^ 1;
     u32* refill = &st.refill_n[changes & 1];
     for (int base = blockIdx.x * blockDim.x; base < (int)nf; base += stride) {
@@ -188,6 +207,9 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
     }
     if (!gg_grid_sync(st.barrier, status)) return false;
     qsize = (int)gg_load(refill);
+    const int threads = gridDim.x * blockDim.x;  // every thread reads the same qsize: the same width everywhere
+    if (qsize < threads && widen < st.widen_max) ++widen;
+    else if (qsize > 4 * threads && widen > 0) --widen;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         st.far_n[pile] = 0;
         *st.min_key = 0;
@@ -259,19 +281,62 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
     gg_warp_add(take ? (u64)heavy : 0, st.heavy_edges);
 }
 
+// The heavy rows' pull: every vertex's heavy in-arcs from the bucket's senders (their bucket bits) through f, which
+// keeps the better candidate in the vertex's buffer; a vertex that improved is queued (claimed). Rows shorter than
+// GG_HEAVY_CHUNK arcs: a thread each, or their warp for rows of 32 and more (gg_pull_warp_gathered); the longer rows
+// (hubs) in chunks of GG_HEAVY_CHUNK arcs, a warp each (one warp walking a hub row of 100K+ in-arcs alone took 33 ms
+// on kron:21:w, H100).
+#define GG_HEAVY_CHUNK 1024
+struct GGShortRow {
+    const i64* offsets;
+    __device__ __forceinline__ bool operator()(int v) const { return offsets[v + 1] - offsets[v] < GG_HEAVY_CHUNK; }
+};
+
+template <class F>
+__device__ void gg_heavy_pull(const GGPersistentState& st, int n, int weighted, F f, GGOut out) {
+    const int lane = gg_lane();
+    const int warps = gridDim.x * blockDim.x / GG_WARP;
+    for (u32 c = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP; c < st.heavy_chunks; c += warps) {
+        const int v = st.heavy_chunk_rows[c];
+        const bool hit = gg_pull_row<GG_WARP>(st.heavy_t_indices, st.heavy_t_weights, weighted, st.bucket_bits, 0, f, v,
+                                              st.heavy_chunk_first[c], st.heavy_chunk_last[c], lane, GG_FULL_MASK);
+        gg_emit(out, lane == 0 && hit, v);
+    }
+    gg_pull_warp_gathered(st.heavy_t_offsets, st.heavy_t_indices, st.heavy_t_weights, weighted, st.bucket_bits, 0, n,
+                          GGShortRow{st.heavy_t_offsets}, f, out);
+}
+
 // The bucket is done (its worklist ran dry): expand its senders' heavy rows once, with their final values, into the
-// worklist Q (claimed; every target lands at or beyond the threshold, so the next round defers it to the far pile).
-// Returns false when no sender is listed. The lists' part flips: the next round lists into the other part, whose
-// sizes were cleared here (read at the previous expansion, before its barrier); the bucket bits are cleared here.
+// worklist Q (claimed; a target lands at or beyond the threshold unless the bucket is wider than delta, and the next
+// round defers those to the far pile). Returns false when no sender is listed. The lists' part flips: the next round
+// lists into the other part, whose sizes were cleared here (read at the previous expansion, before its barrier); the
+// bucket bits are cleared here. `listed`: heavy arcs listed before this bucket (st.heavy_edges then).
+// Direction (SEP-Graph's push/pull choice, for the heavy arcs): a bucket whose senders hold at least heavy_pull heavy
+// arcs pulls them instead -- every vertex scans its heavy in-arcs (heavy_t_*) for senders of the bucket (their bucket
+// bits) and keeps the best, no atomics on contended targets. Kron's big bucket lists most of the graph: pushing its
+// 54M heavy arcs took 2.0-2.2 ms of a 6 ms SSSP (kron:21:w, H100).
 template <class P, class Expand>
-__device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int weighted, double* buffer, const double* message,
-                              int monoid, int supports, P p, int* Q, int& qsize, volatile int* status) {
+__device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int weighted, double* buffer,
+                              const double* message, int monoid, int supports, P p, int* Q, int& qsize, u64& listed,
+                              volatile int* status) {
     const u32 small = gg_load(&st.bucket_n[2 * part]);
     const u32 big = gg_load(&st.bucket_n[2 * part + 1]);
     if (small + big == 0) return false;
-    gg_push_senders<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], small,
-                            st.bucket[1], big, GGProgramPush<P>{message, buffer, monoid, p, st.visited},
-                            GGOut{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1}, supports);
+    const u64 total = gg_load(st.heavy_edges);
+    const bool pull = st.heavy_t_offsets && total - listed >= st.heavy_pull;
+    // a pull scans every heavy arc: the trace counts them all (heavy_edges counted the listed senders' arcs)
+    const u64 scanned = pull ? (u64)st.heavy_t_offsets[n] - (total - listed) : 0;
+    if (scanned && blockIdx.x == 0 && threadIdx.x == 0) atomicAdd((unsigned long long*)st.heavy_edges, scanned);
+    listed = total + scanned;
+    const GGOut out{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1};
+    if (pull) {
+        gg_heavy_pull(st, n, weighted, GGProgramPull<P>{message, buffer, monoid, 0, p}, out);
+        if (!gg_grid_sync(st.barrier, status)) return false;  // every scan done with the bucket bits before they clear
+    } else {
+        gg_push_senders<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], small,
+                                st.bucket[1], big, GGProgramPush<P>{message, buffer, monoid, p, st.visited}, out,
+                                supports);
+    }
     gg_clear_bits(st.bucket[0], small, st.bucket_bits);
     gg_clear_bits(st.bucket[1], big, st.bucket_bits);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -361,7 +426,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
     const int coherent = hops > 1;
     int in = 0;
     int r = 0;
-    int pile = 0, changes = 0;
+    int pile = 0, changes = 0, widen = 0;
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
@@ -416,7 +481,7 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
         in ^= 1;
     }
     if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in],
-                                           st.claim_bits + ((r + 1) & 1) * st.words, qsize, status)) break;
+                                           st.claim_bits + ((r + 1) & 1) * st.words, qsize, status, widen)) break;
     }
     if (status[0]) return;
     gg_end_launch(st, st.claim_bits + ((r + 1) & 1) * st.words, r, qsize, in);
@@ -490,8 +555,9 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     int previous_pull_senders = -1;  // parity of the sender queues whose active bits are still set
     u32 previous_count = 0, previous_huge = 0;
     int r = 0;
-    int pile = 0, changes = 0;
+    int pile = 0, changes = 0, widen = 0;
     int part = 0;  // the light/heavy split's list part
+    u64 listed = 0;  // heavy arcs listed before this bucket
     bool claimed = false;  // Q's entries hold claim bits (a push, a bucket refill or heavy rows wrote it; a pull did not)
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
@@ -577,13 +643,14 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         claimed = policy == GG_DIR_PUSH;
         in ^= 1;
     }
-    if (r < max_rounds && st.heavy_offsets && gg_heavy_rows<P, Expand>(st, part, weighted, buffer, message, monoid,
-                                                                         supports, p, st.queue[in], qsize, status)) {
+    if (r < max_rounds && st.heavy_offsets && gg_heavy_rows<P, Expand>(st, part, n, weighted, buffer, message, monoid,
+                                                                         supports, p, st.queue[in], qsize, listed,
+                                                                         status)) {
         claimed = true;  // the heavy rows claim what they queue, and so does the bucket refill
         continue;
     }
     if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in], st.claim_bits,
-                                           qsize, status)) break;
+                                           qsize, status, widen)) break;
     claimed = true;
     }
     if (status[0]) return;
