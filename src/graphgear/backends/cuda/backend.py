@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +163,13 @@ class CudaGraph:
             csc = self._light_heavy[key] = (t_offsets, rows[order], weights[order],
                                             *hub_chunks(t_offsets, HEAVY_CHUNK, HEAVY_CHUNK))
         return csc
+
+
+def _noted(read: Callable[[], PersistentRun], note: str) -> PersistentRun:
+    """A persistent launch read back (`read`), with the note of how it ran."""
+    run = read()
+    run.note = note
+    return run
 
 
 def hub_chunks(offsets: Any, huge: int, chunk: int) -> tuple[Any, Any, Any]:
@@ -1037,13 +1045,13 @@ class CudaBackend:
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
         # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
         report = self._report.enqueue(B.control[REPORT_WORDS])
-        pending = PendingRun(functools.partial(self._read_persistent, G, B, report, note))
+        pending = PendingRun(functools.partial(_noted, functools.partial(self._read_persistent, G, B, report), note))
         if lazy:
             self._pending = pending
             return pending
         return pending.result()
 
-    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any, note: str = "") -> PersistentRun:
+    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
         """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the
         control words REPORT_WORDS cover); more log rows in a second read."""
         cp = self.xp
@@ -1063,5 +1071,4 @@ class CudaBackend:
         log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
         remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left
                      else Frontier.empty(n, cp))
-        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]),
-                             note=note)
+        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]))
