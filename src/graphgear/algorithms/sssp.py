@@ -387,7 +387,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
                   decision="near-far", phase="near-far",
                   reason=f"near-far delta-stepping in one persistent kernel: {run.rounds:,} rounds, Delta = {width:g}"
                   + ("; light/heavy split (Meyer & Sanders): heavy arcs once per bucket" if split else "")
-                  + getattr(run, "note", "") + f"; {why}")
+                  + run.note + f"; {why}")
 
     trace.defer(fill, lambda: float(pending.result().seconds().sum()))
     return ProgramRun(trace, state, be, pending.result)

@@ -23,7 +23,7 @@ from ...frontier import Frontier
 from . import runtime as rt
 from . import sources
 from .runtime import cupy
-from .sources import ADVANCE_KERNELS, MERGE_PATH_CHUNK
+from .sources import ADVANCE_KERNELS, HEAVY_CHUNK, MERGE_PATH_CHUNK
 
 SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
@@ -45,7 +45,6 @@ REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 POWER_BINS = ((8, 1), (128, 8), (None, 32))
 POWER_BLOCKS_PER_SM = 8  # the power iteration (a latency-bound gather): as many blocks per SM as can be resident
 GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
-HEAVY_CHUNK = 1024  # the heavy rows' pull: rows of this many in-arcs and more in chunks of as many (GG_HEAVY_CHUNK)
 HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs
 BUCKET_WIDEN_MAX = 6  # near-far bucket widths up to delta * 64 on low-diameter graphs (kernels/persistent.cuh)
 HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_warp_scan")  # the block-gathering ones
@@ -1019,17 +1018,19 @@ class CudaBackend:
         push_offsets, push_indices, push_weights = G.offsets, G.indices, G.weights
         heavy = (np.uint64(0),) * 3
         buckets = (np.uint64(0),) * 3
-        heavy_t, heavy_pull = (np.uint64(0),) * 6, np.uint64(0)
+        # the heavy pull's arguments: CSC (3), arcs from which a bucket pulls, chunks (3) and their count; null: off
+        pull = (np.uint64(0),) * 7 + (np.uint32(0),)
         if light_heavy:
             (push_offsets, push_indices, push_weights), heavy = G.light_heavy(delta)
             self._bucket_lists(G, B)  # its bucket bits clear: every launch leaves them so (an aborted one drops B)
             buckets = (B.bucket[0], B.bucket[1], B.bucket_bits)
             csc = G.heavy_csc(delta) if self.heavy_pull_ratio else None
             if csc is not None:
-                heavy_t, heavy_pull = csc, np.uint64(max(1, int(heavy[1].size) // self.heavy_pull_ratio))
+                pull = (*csc[:3], np.uint64(max(1, int(heavy[1].size) // self.heavy_pull_ratio)), *csc[3:],
+                        np.uint32(csc[3].size))
         widen = 0 if delta <= 0 or high_diameter(G.num_arcs, n) else self.bucket_widen_max
-        note = (f"; a bucket's heavy rows pulled when its senders hold >= {int(heavy_pull):,} heavy arcs"
-                if int(heavy_pull) else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
+        note = (f"; a bucket's heavy rows pulled when its senders hold >= {int(pull[3]):,} heavy arcs"
+                if int(pull[3]) else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
         alpha, beta, unexplored = rules
         args = (push_offsets, push_indices, push_weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
                 s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
@@ -1038,8 +1039,7 @@ class CudaBackend:
                 B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
                 B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.int32(hops), np.float64(delta),
                 np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
-                visited, s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges, *heavy_t[:3], heavy_pull, *heavy_t[3:],
-                np.uint32(heavy_t[3].size if heavy_pull else 0), np.int32(widen))
+                visited, s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges, *pull, np.int32(widen))
         kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one

@@ -13,6 +13,8 @@ from ...errors import StrategyError
 from . import runtime as rt
 
 MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
+# near-far's heavy pull: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK)
+HEAVY_CHUNK = 1024
 
 ADVANCE_KERNELS = {
     ("vertex_group", 1): "adv_vg1",
@@ -288,4 +290,4 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "t_indices, t_weights, n, value, buffer, message, monoid, first_wins, skip_settled, supports, huge, qsize, max_rounds, "
         "threshold, rules, st, GGP{params});\n}\n"
     )
-    return "".join([INCLUDES, program_struct(program), expand, kernel])
+    return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n", INCLUDES, program_struct(program), expand, kernel])

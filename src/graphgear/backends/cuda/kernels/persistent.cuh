@@ -286,7 +286,9 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
 // GG_HEAVY_CHUNK arcs: a thread each, or their warp for rows of 32 and more (gg_pull_warp_gathered); the longer rows
 // (hubs) in chunks of GG_HEAVY_CHUNK arcs, a warp each (one warp walking a hub row of 100K+ in-arcs alone took 33 ms
 // on kron:21:w, H100).
+#ifndef GG_HEAVY_CHUNK  // the host's sources.HEAVY_CHUNK, which cuts the chunks
 #define GG_HEAVY_CHUNK 1024
+#endif
 struct GGShortRow {
     const i64* offsets;
     __device__ __forceinline__ bool operator()(int v) const { return offsets[v + 1] - offsets[v] < GG_HEAVY_CHUNK; }
@@ -324,15 +326,18 @@ __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int
     if (small + big == 0) return false;
     const u64 total = gg_load(st.heavy_edges);
     const bool pull = st.heavy_t_offsets && total - listed >= st.heavy_pull;
-    // a pull scans every heavy arc: the trace counts them all (heavy_edges counted the listed senders' arcs)
-    const u64 scanned = pull ? (u64)st.heavy_t_offsets[n] - (total - listed) : 0;
-    if (scanned && blockIdx.x == 0 && threadIdx.x == 0) atomicAdd((unsigned long long*)st.heavy_edges, scanned);
-    listed = total + scanned;
     const GGOut out{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1};
     if (pull) {
         gg_heavy_pull(st, n, weighted, GGProgramPull<P>{message, buffer, monoid, 0, p}, out);
-        if (!gg_grid_sync(st.barrier, status)) return false;  // every scan done with the bucket bits before they clear
+        // every scan done with the bucket bits before they clear, and every thread has read heavy_edges: a pull scans
+        // every heavy arc, so the trace's count becomes all of them instead of the listed senders' (the same `listed`
+        // in every thread: the count after this add)
+        if (!gg_grid_sync(st.barrier, status)) return false;
+        const u64 all = (u64)st.heavy_t_offsets[n];
+        if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd((unsigned long long*)st.heavy_edges, all - (total - listed));
+        listed += all;
     } else {
+        listed = total;
         gg_push_senders<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], small,
                                 st.bucket[1], big, GGProgramPush<P>{message, buffer, monoid, p, st.visited}, out,
                                 supports);
