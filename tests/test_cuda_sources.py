@@ -82,3 +82,37 @@ def test_persistent_run_log_arithmetic():
     run = PersistentRun(log, 3, Frontier.empty(5), _end=4_500)
     assert run.edges_processed(num_arcs=1_000) == 10 + 1_000 + 20
     np.testing.assert_allclose(run.seconds(), [2e-6, 0.5e-6, 1e-6])
+
+
+def test_modules_name_the_headers_they_include(tmp_path, monkeypatch):
+    """CuPy's disk cache keys a module by its source text, not by the headers it includes: every module's source
+    starts with the hash of kernels/*.cuh, so an edited header (or a graphgear upgrade) compiles anew instead of
+    loading a binary built from the old one."""
+    import types
+
+    compiled = []
+
+    class FakeModule:
+        def __init__(self, code, options, name_expressions):
+            compiled.append(code)
+
+        def compile(self):
+            pass
+
+    kernels = tmp_path / "kernels"
+    shutil.copytree(rt.KERNEL_DIR, kernels)
+    monkeypatch.setattr(rt, "KERNEL_DIR", kernels)
+    monkeypatch.setattr(rt, "cupy", lambda: types.SimpleNamespace(RawModule=FakeModule))
+    monkeypatch.setattr(rt, "_modules", {})
+    monkeypatch.setattr(rt, "_headers_hash", None)
+    before = rt.headers_hash()
+    rt.compile_module('#include "power.cuh"\n', ())
+    assert compiled[-1].startswith(f"// graphgear kernels/*.cuh {before}\n")
+    assert compiled[-1].endswith('#include "power.cuh"\n')
+    (kernels / "power.cuh").write_text((kernels / "power.cuh").read_text() + "\n// edited\n")
+    monkeypatch.setattr(rt, "_headers_hash", None)
+    monkeypatch.setattr(rt, "_modules", {})
+    after = rt.headers_hash()
+    assert after != before
+    rt.compile_module('#include "power.cuh"\n', ())
+    assert compiled[-1].startswith(f"// graphgear kernels/*.cuh {after}\n")

@@ -5,6 +5,9 @@ A functor's CUDA body is a C++ statement list that reads its state arrays as ``s
 state tuple's dtypes). For each (functor, state signature) one module is generated: a struct with the state pointers
 and the functor's call operator, plus ``extern "C"`` wrappers that instantiate every kernel template of kernels/*.cuh
 with that struct. CuPy compiles it with NVRTC and caches the binary on disk, so a module is compiled once per machine.
+CuPy's disk cache is keyed by the source text and options, not by the headers it includes, so every module starts with
+a comment naming the hash of kernels/*.cuh: a changed header (a graphgear upgrade, an edit) compiles anew instead of
+loading a stale binary.
 """
 
 from __future__ import annotations
@@ -81,12 +84,28 @@ def state_init(types: tuple[str, ...]) -> str:
     return ", ".join(f"s{i}" for i in range(len(types)))
 
 
+_headers_hash: str | None = None
+
+
+def headers_hash() -> str:
+    """SHA-1 of kernels/*.cuh (names and contents), computed once per process."""
+    global _headers_hash
+    if _headers_hash is None:
+        digest = hashlib.sha1()
+        for path in sorted(KERNEL_DIR.glob("*.cuh")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        _headers_hash = digest.hexdigest()
+    return _headers_hash
+
+
 def compile_module(source: str, names: tuple[str, ...]) -> Any:
-    """A cupy.RawModule for `source` (cached per source text); kernels/*.cuh are on the include path."""
+    """A cupy.RawModule for `source` (cached per source text); kernels/*.cuh are on the include path, and their hash
+    heads the source CuPy compiles, so its disk cache never serves a binary built from other headers."""
     key = hashlib.sha1(source.encode()).hexdigest()
     module = _modules.get(key)
     if module is None:
         cp = cupy()
+        source = f"// graphgear kernels/*.cuh {headers_hash()}\n{source}"
         try:
             module = cp.RawModule(code=source, options=("-std=c++17", f"-I{KERNEL_DIR}"), name_expressions=None)
             module.compile()
