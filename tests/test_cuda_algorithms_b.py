@@ -150,6 +150,54 @@ def test_pagerank_power_one_kernel_not_converged(max_iter):
             gg.pagerank(g, method="power", tol=1e-12, max_iter=max_iter, backend=backend)
 
 
+@pytest.mark.parametrize("heavy", [None, 0, 1, 100, 5000])
+@pytest.mark.parametrize("spec,layout", [("kron:14", "degree"), ("kron:14", "given"), ("rmat:10:4:w", "degree"),
+                                         ("grid:30:30", "given")])
+def test_pagerank_power_heavy_source_block(spec, layout, heavy, monkeypatch):
+    """The power iteration with the first `heavy` sources' contributions in shared memory (MultiGraph's heavy source
+    block; None: as many as fit where the layout is by degree or the graph fits, 0: none) takes the launch-per-
+    iteration loop's steps: the same iteration count and ranks equal to rounding. Block sizes cut rows at every point:
+    a row's sources below and above the block's end; kron:14's 16,384 vertices exceed 5,000 and the grid's 900 do not;
+    rmat:10:4:w is directed and weighted, with dangling vertices and a personalization."""
+    g = gg.load(spec)
+    n = g.num_vertices
+    kwargs = {"tol": 1e-9 / n, "max_iter": 5000, "alpha": 0.9, "layout": layout}
+    if spec.endswith(":w"):
+        kwargs["personalization"] = {v: 1.0 + v % 4 for v in range(0, n, 3)}
+    be = set_cuda_knobs(monkeypatch, power_heavy_sources=heavy)
+    fused = gg.pagerank(g, method="power", backend=be, **kwargs)
+    monkeypatch.setattr(be, "fused_power", False)  # a launch sequence and a host read per iteration
+    stepped = gg.pagerank(g, method="power", backend=be, **kwargs)
+    assert fused.iterations == stepped.iterations == len(fused.trace)
+    assert np.abs(fused.ranks - stepped.ranks).max() < 1e-12
+
+
+def test_pagerank_power_uniform_vectors_as_values():
+    """networkx's uniform defaults (no personalization, dangling or nstart) go to the kernel as one value each, not
+    V-long arrays: the same ranks to the last bit as the same uniform vectors given as arrays."""
+    g = gg.load("rmat:10:4")  # directed, with dangling vertices: the dangling vector is read
+    n = g.num_vertices
+    assert np.any(g.out_degree() == 0)
+    ones = np.ones(n)
+    kwargs = {"tol": 1e-9 / n, "max_iter": 1000, "method": "power", "backend": "cuda"}
+    default = gg.pagerank(g, **kwargs)
+    given = gg.pagerank(g, personalization=ones, dangling=ones, nstart=ones, **kwargs)
+    assert default.iterations == given.iterations
+    assert np.array_equal(default.ranks, given.ranks)
+
+
+@pytest.mark.parametrize("layout", ["degree", "given"])
+def test_pagerank_power_calls_keep_their_ranks(layout):
+    """The power iteration's work arrays are kept per graph and reused: a result's ranks are its own, not
+    overwritten by the next call on the same graph."""
+    g = gg.load("kron:12")
+    first = gg.pagerank(g, alpha=0.85, method="power", backend="cuda", layout=layout)
+    again = gg.pagerank(g, alpha=0.5, method="power", backend="cuda", layout=layout)
+    expected = gg.pagerank(g, alpha=0.85, method="power", backend="cpu", layout=layout)
+    assert np.abs(first.ranks - expected.ranks).sum() < 1e-6
+    assert np.abs(again.ranks - first.ranks).sum() > 1e-3
+
+
 @pytest.mark.usefixtures("supplementary_hubs")
 @pytest.mark.parametrize("strategy", PUSH_STRATEGIES + ASYNC_PUSH, ids=str)
 def test_pagerank_delta_push_strategies(strategy):

@@ -18,7 +18,9 @@ power   MultiGraph's topology-driven PageRank = SEP-Graph's sync-pull-td path (H
         (`neighbor_reduce`, no write conflicts). Convergence test as networkx: L1 change < N * tol; GraphError
         (networkx: PowerIterationFailedConvergence) after max_iter iterations. The iterates are networkx's. On the
         GPU every iteration runs inside one persistent kernel (backends/cuda/kernels/power.cuh: grid barriers, one
-        host read in all) instead of a launch sequence and a host read per iteration.
+        host read in all) instead of a launch sequence and a host read per iteration; on the degree layout each
+        block keeps the first sources' contributions (the hubs', read by most arcs) in shared memory, MultiGraph's
+        heavy source block, and networkx's uniform defaults for p, d and nstart go to it as one value each.
 delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: value = rank, buffer = residual; compute
         applies the buffer to the value and sends alpha * buffer / out-degree while |buffer| > eps; accumulate "sum";
         SEP-Graph Algorithm 1 picks sync-pull-td, async-push-td or async-push-dd each round. A weighted graph runs on a
@@ -51,6 +53,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numba
 import numpy as np
@@ -228,9 +231,22 @@ def _is_vertex(graph: Graph, key: Any) -> bool:
         return False
 
 
+_POWER_STRATEGIES: WeakKeyDictionary = WeakKeyDictionary()  # graph -> {controller name: _power_strategy's answer}
+
+
 def _power_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str] | None:
     """The Strategy the power iteration records, its controller's name and why; None when `strategy` fixes another
-    path (method="auto" then runs delta)."""
+    path (method="auto" then runs delta). Cached per graph for a controller named by a string ("auto", ...): making
+    the controller cost 0.07 ms of host time a call, a 10-iteration kron:21 run's GPU idle meanwhile."""
+    if not isinstance(strategy, str):
+        return _make_power_strategy(strategy, graph)
+    known = _POWER_STRATEGIES.setdefault(graph, {})
+    if strategy not in known:
+        known[strategy] = _make_power_strategy(strategy, graph)
+    return known[strategy]
+
+
+def _make_power_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str] | None:
     controller = make_controller(strategy, graph, "iterative")
     if isinstance(controller, StaticController):  # the table's push strategy: keep its GPU fields, pull over all
         s = as_pull(controller.strategy).with_(sync="sync", drive="topology")
@@ -282,32 +298,43 @@ def pagerank(
                             "use method='delta'")
     if power is None and alpha >= 1.0:
         raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
-    xp = be.xp
     G, renumbering = None, None
     if power is not None:  # the power iteration's gather is what the layout serves
         renumbering, G, note = device_layout(be, graph, layout, auto=True)
         power = (power[0], power[1], power[2] + note)
     if renumbering is not None:
         p, d, x0 = (None if a is None else renumbering.to_renumbered(a) for a in (p, d, x0))
-    uniform = xp.full(n, 1.0 / n)
-    p = uniform if p is None else be.asarray(p)
-    d_is_p = d is None
-    d = p if d is None else be.asarray(d)
-    x0 = uniform if x0 is None else be.asarray(x0)
     G = G if G is not None else be.graph(graph)
-    out_weight = _out_weight(be, G)
-    inv = xp.where(out_weight > 0, 1.0 / xp.where(out_weight > 0, out_weight, 1.0), 0.0)
-    is_dangling = out_weight == 0
+    inv, is_dangling = _shares(be, G)
     if power is not None:
         ranks, iterations, trace = _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x0, inv,
-                                                    is_dangling)
-        if renumbering is not None:
-            ranks = renumbering.to_original(ranks)
+                                                    is_dangling, renumbering)
     else:
+        p, d_is_p = _vector(be, n, p), d is None
+        d, x0 = (p if d_is_p else _vector(be, n, d)), _vector(be, n, x0)
         ranks, iterations, trace = _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
-                                          is_dangling)
+                                                   is_dangling)
     # a GPU run's ranks stay on the device until read (the result copies them on first access)
     return PageRankResult(ranks, iterations=iterations, trace=trace, graph=graph, seconds=time.perf_counter() - start)
+
+
+def _vector(be: Any, n: int, values: Any) -> Any:
+    """A distribution as a backend array: the given one, or the uniform 1/V where None."""
+    return be.xp.full(n, 1.0 / n) if values is None else be.asarray(values)
+
+
+def _shares(be: Any, G: Any) -> tuple[Any, Any]:
+    """(inv, is_dangling) of G: 1 / out-weight (0 where the out-weight is 0) and where it is 0. Cached on the graph
+    G runs (one per backend): every PageRank call on it needs them, and on the GPU their few launches and
+    temporaries were a tenth of a 10-iteration kron:21 run."""
+    key = f"{be.name}:pagerank-shares"
+    cached = G.graph.device_cache.get(key)
+    if cached is None:
+        xp = be.xp
+        out_weight = _out_weight(be, G)
+        inv = xp.where(out_weight > 0, 1.0 / xp.where(out_weight > 0, out_weight, 1.0), 0.0)
+        cached = G.graph.device_cache[key] = (inv, out_weight == 0)
+    return cached
 
 
 def _out_weight(be: Any, G: Any) -> Any:
@@ -320,12 +347,15 @@ def _out_weight(be: Any, G: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------------ power
-def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling):
+def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling, renumbering=None):
     """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy: per iteration one gather
     (neighbor_reduce of the contributions) and one fused update (vertex_reduce of POWER_APPLY: new ranks, next
     contributions, L1 change), the dangling mass summed on the device; one host read (the change) per iteration.
     A backend with `fused_power` set (the GPU) runs every iteration inside one persistent kernel instead, with one
-    host read in all and the same iterates up to rounding (its degree bins may add a row up in another order)."""
+    host read in all and the same iterates up to rounding (its degree bins may add a row up in another order); there
+    p, d and x left None (uniform) stay one value, not V-long arrays. renumbering: G's ids are by decreasing
+    out-degree (the fused kernel then keeps the first sources' contributions in shared memory and writes the ranks
+    in the original ids itself); the ranks returned are in the original ids."""
     xp = be.xp
     strategy, controller, why = power
     n = G.num_vertices
@@ -336,15 +366,31 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
                   edges_processed=G.num_arcs, seconds=seconds, decision=POWER_PATH,
                   reason=f"{why}{how}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")
 
+    if getattr(be, "fused_power", False) and max_iter > 0:
+        uniform = 1.0 / n
+        p = uniform if p is None else be.asarray(p)
+        teleport = (1.0 - alpha) * p
+        d = p if d is None else be.asarray(d)
+        x = uniform if x is None else xp.array(x, dtype=np.float64)  # updated in place
+        order = None if renumbering is None else renumbering.device_index("order")
+        run = be.power_iteration(G, alpha, n * tol, max_iter, x, teleport, d, inv,
+                                 degree_ordered=renumbering is not None, order=order)
+
+        changes, times = run.changes, run.seconds  # not `run`: the trace and `rows` reference each other, so what
+        # they hold waits for the cyclic garbage collector; holding the ranks cost a cudaMalloc (0.18 ms) a call
+
+        def rows() -> None:  # built when the trace is first read: not inside a timed call
+            for err, seconds in zip(changes, times):
+                traced(float(err), float(seconds), "; one persistent kernel")
+
+        trace.defer(rows, float(run.seconds.sum()))
+        if run.last_change < n * tol:
+            return run.ranks, run.iterations, trace
+        raise _not_converged(max_iter, run.last_change, n * tol)
+    p, x = _vector(be, n, p), _vector(be, n, x)
+    d = p if d is None else be.asarray(d)
     x = xp.array(x, dtype=np.float64)  # updated in place
     teleport = (1.0 - alpha) * p
-    if getattr(be, "fused_power", False) and max_iter > 0:
-        run = be.power_iteration(G, alpha, n * tol, max_iter, x, teleport, d, inv)
-        for err, seconds in zip(run.changes, run.seconds):
-            traced(float(err), float(seconds), "; one persistent kernel")
-        if run.last_change < n * tol:
-            return x, run.iterations, trace
-        raise _not_converged(max_iter, run.last_change, n * tol)
     dangling = Frontier.from_vertices(xp.flatnonzero(is_dangling).astype(np.int32), n, dtype=np.int32)
     contrib = x * inv
     gathered = xp.empty(n, dtype=np.float64)
@@ -360,7 +406,7 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
         err = float(change[0])
         traced(err, time.perf_counter() - t0, "")
         if err < n * tol:
-            return x, iteration + 1, trace
+            return (x if renumbering is None else renumbering.to_original(x)), iteration + 1, trace
     raise _not_converged(max_iter, err, n * tol)
 
 

@@ -49,15 +49,16 @@ class DegreeRenumbering:
         return values[self.index("rank", values)]
 
     def index(self, name: str, values: Any) -> Any:
-        """order or rank where it can index `values`: as it is for NumPy, its cached device copy for CuPy (int32:
-        half the bytes for a gather to read; a renumbered graph's ids fit, as its CSR's indices do)."""
-        index = getattr(self, name)
-        if isinstance(values, np.ndarray):
-            return index
+        """order or rank where it can index `values`: as it is for NumPy, its device copy for CuPy."""
+        return getattr(self, name) if isinstance(values, np.ndarray) else self.device_index(name)
+
+    def device_index(self, name: str) -> Any:
+        """The cached CuPy copy of order or rank (int32: half the bytes for a gather to read; a renumbered graph's
+        ids fit, as its CSR's indices do)."""
         if name not in self.device:
             import cupy as cp
 
-            self.device[name] = cp.asarray(index.astype(self.graph.indices.dtype))
+            self.device[name] = cp.asarray(getattr(self, name).astype(self.graph.indices.dtype))
         return self.device[name]
 
 

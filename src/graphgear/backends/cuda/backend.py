@@ -43,7 +43,14 @@ REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 # thread per row below degree 8 (its loads in flight together; kron:21 on an H200: 0.387 ms an iteration against
 # 0.401 with 4 lanes, the neighbor_reduce bins)
 POWER_BINS = ((8, 1), (128, 8), (None, 32))
-POWER_BLOCKS_PER_SM = 8  # the power iteration (a latency-bound gather): as many blocks per SM as can be resident
+# the power iteration: one block of 1024 threads per SM (kernels/power.cuh), whose shared memory holds the heavy
+# source block; kron:21's gather on an H100 (.data/scripts/pr_smem.py): 383 us with every read from global memory,
+# 314 with the first 24,576 sources' contributions on chip (5 blocks of 256 an SM, no table: 404)
+POWER_BLOCK = 1024
+# the heavy source block's shared memory: at most 160 KiB of the SM's 256 KiB, so L1 keeps ~90 KiB for the rest of the
+# gather (kron:21, H100, ms an iteration: 16,384 sources 0.370, 20,480 (160 KiB) 0.361, 24,576 0.366, 28,672 (all
+# 227 KiB a block may take, 28 KiB of L1 left) 0.474, none 0.416)
+HEAVY_SOURCE_BYTES = 160 * 1024
 GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
 HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs
 BUCKET_WIDEN_MAX = 6  # near-far bucket widths up to delta * 64 on low-diameter graphs (kernels/persistent.cuh)
@@ -52,6 +59,13 @@ PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 # neighbor_reduce and vertex_reduce combine float64 results by one of these: name -> (monoid code, identity)
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
+
+
+def _uniform_or_array(vector: Any) -> tuple[Any, np.float64]:
+    """A GGVector's two kernel arguments (kernels/pull.cuh): (array, 0) or (null, the value at every vertex)."""
+    if isinstance(vector, (int, float, np.floating)):
+        return np.uint64(0), np.float64(vector)
+    return vector, np.float64(0.0)
 
 
 def _barrier_timed_out(launch: str) -> BackendError:
@@ -194,6 +208,7 @@ class PowerRun:
     changes: np.ndarray
     seconds: np.ndarray
     last_change: float
+    ranks: Any = None  # the final ranks (x, the array made for a uniform start, or in the original ids given order)
 
 
 @dataclass
@@ -205,6 +220,16 @@ class ReducePlan:
     rows: Any
     first: Any
     last: Any
+
+
+@dataclass
+class PowerPlan:
+    """The power iteration's kernel arguments that depend on the graph alone, built once (a launch's host time counts
+    in every call): the in-edge CSC, (rows or null, first row, count) per POWER_BINS bin, the hub chunks, and last the
+    hub rows (degree >= REDUCE_HUGE, summed by chunks with atomics; their sums are cleared a step ahead) and their
+    count."""
+
+    args: tuple
 
 
 @dataclass
@@ -324,6 +349,7 @@ class CudaBackend:
         self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)
         self._occupancy: dict[int, int] = {}  # resident blocks per SM, by kernel
         self._power: Any = None  # the persistent power iteration's kernel (kernels/power.cuh), compiled on first use
+        self._power_capacity: int | None = None  # its heavy source block's capacity (_heavy_sources)
         self._params: dict[bytes, Any] = {}  # program parameters on the device, by value (read-only in every kernel)
         # a persistent launch's report (the control words from the status on, the log's first rows)
         self._report = rt.PinnedReader(8 * (CONTROL_WORDS + LOG_FIELDS * (LOG_PREFETCH + 1)))
@@ -334,6 +360,9 @@ class CudaBackend:
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
         self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
         self.fused_power = True  # PageRank's power iteration in one persistent kernel (False: a launch per step)
+        # the power iteration's heavy source block: the first this many sources' contributions in shared memory (None:
+        # as many as it holds where the caller says the ids are degree-ordered, or the graph fits; 0: none)
+        self.power_heavy_sources: int | None = None
         self.light_heavy = True  # near-far SSSP with Meyer & Sanders' light/heavy split where it applies
         # a bucket's heavy rows are pulled when its senders hold at least 1/heavy_pull_ratio of the heavy arcs (None:
         # always pushed); near-far bucket widths up to delta * 2^bucket_widen_max on low-diameter graphs (0: fixed)
@@ -698,17 +727,83 @@ class CudaBackend:
         return out
 
     def power_iteration(self, G: CudaGraph, alpha: float, threshold: float, max_iter: int, x: Any, teleport: Any,
-                        d: Any, inv: Any) -> PowerRun:
+                        d: Any, inv: Any, degree_ordered: bool = False, order: Any = None) -> PowerRun:
         """PageRank's power iteration, every iteration in one persistent kernel (kernels/power.cuh): x <- alpha
         (P^T x + mass(x) d) + teleport over the in-edge CSC, in place, until the L1 change falls below `threshold` or
         max_iter iterations ran. The iterates are the launch-per-iteration loop's up to rounding (its own degree bins,
-        POWER_BINS); one host read at the end instead of one per iteration. inv: 1 / out-weight, 0 where dangling."""
+        POWER_BINS); one host read at the end instead of one per iteration. inv: 1 / out-weight, 0 where dangling.
+        x, teleport and d are float64 device arrays or one float for every vertex (networkx's uniform defaults: no
+        V-long array to read each iteration; a uniform x starts a new array, PowerRun.ranks). degree_ordered: the ids
+        are by decreasing out-degree, so the first ones are the most-read sources and shared memory holds as many of
+        their contributions as it can (MultiGraph's heavy source block; power_heavy_sources overrides). order (int32,
+        renumbered id -> original id): the kernel also writes the ranks in the original ids, PowerRun.ranks."""
         cp = self.xp
         n = G.num_vertices
-        offsets, indices, weights = G.csc()
-        plan = self._reduce_plan(G, "in", offsets)  # its hub chunks
-        bins = G.reduce_plans.get("power")
-        if bins is None:  # (rows or null, first row, count) per bin: a range where the bin's rows are contiguous
+        power = self._power_plan(G)
+        kernel = self._power.get_function("gg_power_iteration")
+        hubs = self._heavy_sources(kernel, n, degree_ordered)
+        fill_x = not isinstance(x, cp.ndarray)
+        logged = min(max_iter, LOG_ROWS)
+        scratch, control = self._power_scratch(G, n, logged)
+        row = [np.uint64(scratch.data.ptr + 8 * n * i) for i in range(5)]
+        ranks = x if not fill_x else (row[4] if order is not None else cp.empty(n, dtype=cp.float64))
+        original = cp.empty(n, dtype=cp.float64) if order is not None else None
+        control.data.memset_async(0, 8 * (32 + 2 * logged + 1))
+        base = control.data.ptr
+        self._settle_pending()  # it reads back through the same pinned report
+        args = (*power.args, np.int32(hubs), np.float64(alpha), *_uniform_or_array(teleport), *_uniform_or_array(d),
+                inv, ranks, np.int32(fill_x), np.float64(x if fill_x else 0.0), *row[:4], np.uint64(base + 128),
+                np.int32(max_iter), np.float64(threshold), np.uint64(base), np.uint64(base + 8), np.uint64(base + 256),
+                np.int32(logged), np.uint64(0) if order is None else order,
+                np.uint64(0) if order is None else original)
+        kernel((self._power_blocks(kernel, hubs),), (POWER_BLOCK,), args, shared_mem=8 * hubs)
+        early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
+        (words,) = self._report.read(control[: 32 + 2 * early + 1])
+        if min(int(words[1:2].view(np.int32)[1]), logged) > early:  # a longer log: all of it
+            words = control.get()
+        status = words[1:2].view(np.int32)
+        if status[0]:
+            raise _barrier_timed_out("the power iteration")
+        iterations = int(status[1])
+        shown = min(iterations, logged)
+        totals = words[16:19].view(np.float64)
+        stamps, changes = words[32::2][: shown + 1], words[33::2][:shown].view(np.float64)
+        last = float(totals[(iterations - 1) % 3]) if iterations else float("inf")
+        return PowerRun(iterations, changes, np.diff(stamps.astype(np.int64)) * 1e-9, last,
+                        ranks if order is None else original)
+
+    def _power_scratch(self, G: CudaGraph, n: int, logged: int) -> tuple[Any, Any]:
+        """The power iteration's work arrays on G, allocated on first use and kept with G's other device arrays (per
+        call, the free-memory check and the allocations cost 30-60 us of host time with the GPU idle, on kron:21 a
+        tenth of a millisecond per 10-iteration call):
+        scratch, five V-long rows (the contributions and the sums, both double-buffered, and x where it starts
+        uniform and the ranks come back in the original ids), passed as addresses (a CuPy view costs 4 us); control,
+        int64 words zeroed before each launch and read back from its start in one copy: barrier and status (2 words
+        each), then, 128 bytes on (the barrier's pollers keep their line busy), the slots (6 doubles), then at word
+        32 the log, (stamp t, change t) per row, room for at least `logged` rows."""
+        cp = self.xp
+        cached = G.reduce_plans.get("power scratch")
+        if cached is None:
+            rt.check_free_memory(8 * 6 * n, "the power iteration's contributions, sums and ranks")
+            cached = (cp.empty(5 * n, dtype=cp.float64), None)
+        if cached[1] is None or cached[1].size < 32 + 2 * logged + 1:
+            cached = (cached[0], cp.empty(32 + 2 * max(logged, LOG_PREFETCH) + 1, dtype=cp.int64))
+        G.reduce_plans["power scratch"] = cached
+        return cached
+
+    def _power_plan(self, G: CudaGraph) -> PowerPlan:
+        """The power iteration's arguments that depend on G alone (cached), its module compiled on first use."""
+        cp = self.xp
+        n = G.num_vertices
+        if self._power is None:
+            lanes = "".join(f"#define GG_POWER_G{i} {group}\n" for i, (_, group) in enumerate(POWER_BINS))
+            source = f"#define GG_BLOCK {POWER_BLOCK}\n{lanes}#include \"power.cuh\"\n"
+            self._power = rt.KernelTable(rt.compile_module(source, ()))
+            self._power_capacity = None  # the heavy source block's, set with the kernel's attribute
+        power = G.reduce_plans.get("power")
+        if power is None:  # (rows or null, first row, count) per bin: a range where the bin's rows are contiguous
+            offsets, indices, weights = G.csc()
+            plan = self._reduce_plan(G, "in", offsets)  # its hub chunks
             bins = []
             for _, rows in self._degree_bins(G, "in", offsets, POWER_BINS):
                 if rows is None:
@@ -718,38 +813,45 @@ class CudaBackend:
                 contiguous = last - first + 1 == rows.size
                 bins.append((np.uint64(0) if contiguous else rows, np.int32(first if contiguous else 0),
                              np.int32(rows.size)))
-            G.reduce_plans["power"] = bins
-        rt.check_free_memory(24 * n, "the power iteration's contributions")
-        contrib = (cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64))
-        gathered = cp.zeros(n, dtype=cp.float64)  # the hub rows' sums start at 0 (the others are stored)
-        logged = min(max_iter, LOG_ROWS)
-        # one zeroed allocation: barrier and status (2 words each), then, 128 bytes on (the barrier's pollers keep
-        # their line busy), the slots (6 doubles) and the log
-        control = cp.zeros(32 + 2 * logged + 1, dtype=cp.int64)
-        words, sums = control[0:2].view(cp.int32), control[16:22].view(cp.float64)
-        changes, stamps = control[32:32 + logged].view(cp.float64), control[32 + logged:].view(cp.uint64)
-        if self._power is None:
-            lanes = "".join(f"#define GG_POWER_G{i} {group}\n" for i, (_, group) in enumerate(POWER_BINS))
-            self._power = rt.KernelTable(rt.compile_module(lanes + '#include "power.cuh"\n', ()))
-        self._settle_pending()  # it reads back through the same pinned report
-        rt.launch(self._power.get_function("gg_power_start"), n, (np.int32(n), x, inv, contrib[0], sums))
-        kernel = self._power.get_function("gg_power_iteration")
-        args = (offsets, indices, weights, np.int32(G.weighted), np.int32(n), *(a for b in bins for a in b),
-                np.int64(REDUCE_HUGE),
-                plan.rows, plan.first, plan.last, np.int32(plan.rows.size), np.float64(alpha), teleport, d, inv, x,
-                contrib[0], contrib[1], gathered, sums, np.int32(max_iter), np.float64(threshold),
-                words[0:2].view(cp.uint32), words[2:4], changes, stamps, np.int32(logged))
-        kernel((self._coresident_blocks(kernel, False, POWER_BLOCKS_PER_SM),), (rt.BLOCK,), args)
-        early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
-        status, totals, head, head_stamps = self._report.read(words[2:4], sums, changes[:early], stamps[: early + 1])
-        if status[0]:
-            raise _barrier_timed_out("the power iteration")
-        iterations = int(status[1])
-        shown = min(iterations, logged)
-        if shown > early:
-            head, head_stamps = changes.get(), stamps.get()
-        last = float(totals[(iterations - 1) % 3]) if iterations else float("inf")
-        return PowerRun(iterations, head[:shown], np.diff(head_stamps[: shown + 1].astype(np.int64)) * 1e-9, last)
+            hub_rows = (cp.unique(plan.rows) if plan.rows.size else cp.zeros(1, dtype=cp.int32)[:0]).astype(cp.int32)
+            power = G.reduce_plans["power"] = PowerPlan((
+                offsets, indices, weights, np.int32(G.weighted), np.int32(n), *(a for b in bins for a in b),
+                np.int64(REDUCE_HUGE), plan.rows, plan.first, plan.last, np.int32(plan.rows.size), hub_rows,
+                np.int32(hub_rows.size)))
+        return power
+
+    def _heavy_sources(self, kernel: Any, n: int, degree_ordered: bool) -> int:
+        """How many sources' contributions the power iteration keeps in shared memory: as many as HEAVY_SOURCE_BYTES
+        (or the block's shared memory, if less) holds where the ids are degree-ordered or all fit, else 0 (the kernel's
+        attribute raised to that once); power_heavy_sources overrides, up to that capacity and n."""
+        capacity = self._power_capacity
+        if capacity is None:
+            cp = self.xp
+            optin = int(cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"])
+            room = min(optin - int(kernel.attributes["shared_size_bytes"]), HEAVY_SOURCE_BYTES)
+            capacity = max(0, room // 8 // 32 * 32)
+            kernel.max_dynamic_shared_size_bytes = 8 * capacity
+            self._power_capacity = capacity
+        wanted = self.power_heavy_sources
+        if wanted is None:
+            wanted = capacity if degree_ordered or n <= capacity else 0
+        return max(0, min(int(wanted), capacity, n))
+
+    def _power_blocks(self, kernel: Any, hubs: int) -> int:
+        """The power iteration's grid: a block per SM (its launch bounds say 1024 threads and 1 block an SM), at most
+        persistent_blocks; a clear error where not even one fits (the grid barrier needs every block resident)."""
+        function = getattr(getattr(kernel, "kernel", None), "ptr", None)
+        if function is not None:
+            try:
+                per_sm = int(self.xp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function, POWER_BLOCK,
+                                                                                            8 * hubs))
+            except Exception:  # pragma: no cover - a CuPy without the binding: the launch bounds' guarantee
+                per_sm = 1
+            if per_sm < 1:
+                raise BackendError(f"the power iteration's blocks ({POWER_BLOCK} threads, {8 * hubs} bytes of shared "
+                                   "memory) do not fit on a multiprocessor")
+        blocks = rt.multiprocessors()
+        return min(blocks, self.persistent_blocks) if self.persistent_blocks else blocks
 
     # --------------------------------------------------------------------------------------------------- programs
     def _program_module(self, program: Any, balancer: str | None = None, pull_group: int = 0) -> Any:

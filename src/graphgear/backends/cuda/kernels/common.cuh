@@ -8,7 +8,9 @@ typedef unsigned int u32;
 
 #define GG_FULL_MASK 0xffffffffu
 #define GG_WARP 32
+#ifndef GG_BLOCK  // threads per block; a module may set its own (the power iteration's: 1024, kernels/power.cuh)
 #define GG_BLOCK 256
+#endif
 
 // pull functor result bits (graphgear/operators.py)
 #define GG_ACTIVATE 1

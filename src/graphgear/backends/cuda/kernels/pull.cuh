@@ -221,6 +221,29 @@ __device__ void gg_neighbor_reduce_chunks(const int* indices, const float* weigh
     }
 }
 
+// The same chunks, a warp each instead of a block: for a kernel of few, large blocks (the power iteration's 1024
+// threads), where a block per 2048-edge chunk left 2 loads a thread between two block barriers.
+template <class M>
+__device__ void gg_neighbor_reduce_chunks_by_warp(const int* indices, const float* weights, int weighted,
+                                                  const int* rows, const i64* first, const i64* last, int chunks, M map,
+                                                  int monoid, double identity, double* out) {
+    const int warps = gridDim.x * (blockDim.x / GG_WARP);
+    for (int c = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP; c < chunks; c += warps) {
+        const int v = rows[c];
+        double acc = identity;
+        #pragma unroll 4
+        for (i64 k = first[c] + gg_lane(); k < last[c]; k += GG_WARP)
+            acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
+        #pragma unroll
+        for (int d = 16; d > 0; d >>= 1) acc = gg_combine(monoid, acc, __shfl_down_sync(GG_FULL_MASK, acc, d));
+        if (gg_lane() == 0) {
+            if (monoid == 2) atomicAdd(out + v, acc);
+            else if (monoid == 0) gg_atomic_min(out + v, acc);
+            else gg_atomic_max(out + v, acc);
+        }
+    }
+}
+
 // PageRank's gather map (neighbor_reduce over the CSC): the source's contribution x[u] / outweight(u), times the arc's
 // weight.
 struct GGContribution {
@@ -228,13 +251,37 @@ struct GGContribution {
     __device__ __forceinline__ double operator()(int, int u, float w) const { return contrib[u] * (double)w; }
 };
 
+// The same map with MultiGraph's heavy source block kept on chip: the contributions of the first `hubs` sources (the
+// most-read ones on the degree-renumbered graph) copied into shared memory once an iteration, the others read from
+// global memory. One generic load either way (no branch around two load kinds). kron:21 on an H100: the gather 314 us
+// against 383 with every read from global memory (.data/scripts/pr_smem.py): a random 8-byte read costs a 32-byte
+// L2 sector, and the hubs' reads were half of them.
+struct GGContributionTable {
+    const double* contrib;
+    const double* table;  // shared memory: contrib[0 .. hubs)
+    int hubs;
+    __device__ __forceinline__ double operator()(int, int u, float w) const {
+        const double* from = u < hubs ? table + u : contrib + u;
+        return *from * (double)w;
+    }
+};
+
+// A per-vertex vector that is either an array or one value for every vertex (PageRank's uniform teleport and dangling
+// distributions: a scalar instead of a V-long array saves a 8V-byte read an iteration).
+struct GGVector {
+    const double* values;  // null: `value` everywhere
+    double value;
+    __device__ __forceinline__ double operator[](int v) const { return values ? values[v] : value; }
+};
+
 // PageRank's power-iteration update of v from its gathered sum: x[v] = alpha s + teleport[v] + (alpha mass) d[v] and
 // its next contribution x[v] share (share = inv[v], 1 / outweight(v) or 0 where dangling); returns |change| and leaves
-// the new rank in `next`. The launch-per-iteration loop (the POWER_APPLY functor) and the persistent power iteration
-// (power.cuh) both update with it.
+// the new rank in `next`. The launch-per-iteration loop (the POWER_APPLY functor: arrays) and the persistent power
+// iteration (power.cuh: GGVector) both update with it.
+template <class T, class D>
 __device__ __forceinline__ double gg_power_update(int v, double alpha, double alpha_mass, double gathered,
-                                                  const double* teleport, const double* d, double share, double* x,
-                                                  double* contrib, double& next) {
+                                                  T teleport, D d, double share, double* x, double* contrib,
+                                                  double& next) {
     next = alpha * gathered + teleport[v];
     next += alpha_mass * d[v];
     const double change = fabs(next - x[v]);
