@@ -44,8 +44,8 @@ REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 # 0.401 with 4 lanes, the neighbor_reduce bins)
 POWER_BINS = ((8, 1), (128, 8), (None, 32))
 # the power iteration: one block of 1024 threads per SM (kernels/power.cuh), whose shared memory holds the heavy
-# source block; kron:21's gather on an H100 (.data/scripts/pr_smem.py): 383 us with every read from global memory,
-# 314 with the first 24,576 sources' contributions on chip (5 blocks of 256 an SM, no table: 404)
+# source block; kron:21's gather on an H100 (benchmarks/pagerank_gather.py): 383 us with every read from global
+# memory, 314 with the first 24,576 sources' contributions on chip (5 blocks of 256 an SM, no table: 404)
 POWER_BLOCK = 1024
 # the heavy source block's shared memory: at most 160 KiB of the SM's 256 KiB, so L1 keeps ~90 KiB for the rest of the
 # gather (kron:21, H100, ms an iteration: 16,384 sources 0.370, 20,480 (160 KiB) 0.361, 24,576 0.366, 28,672 (all

@@ -6,7 +6,7 @@
 //
 // The host compiles this module with GG_BLOCK 1024 and launches one block of 1024 threads per SM: the block's shared
 // memory holds MultiGraph's heavy source block, the contributions of the first `hubs` sources (GGContributionTable;
-// on the degree-renumbered graph the most-read ones: on kron:21 the first 24,576 sources send 56% of the arcs). A
+// on the degree-renumbered graph the most-read ones: on kron:21 the first 20,480 sources send half the arcs). A
 // smaller GG_BLOCK (check.cu's compile check) makes a 1024-thread launch fail, not overflow the block's arrays.
 //
 // Step 0: x_0 (the uniform value, or as given), c_0 = x_0 inv, mass_0, the hubs' sums cleared; a grid barrier.
@@ -19,11 +19,11 @@
 //   B  every vertex in order (coalesced): x[v] = alpha s_t[v] + teleport[v] + (alpha mass_t) d[v], c_{t+1}[v] =
 //      x[v] inv[v], the L1 change and mass_{t+1}, summed per block into slots (one atomic each). teleport and d are
 //      GGVectors: one value when uniform (networkx's default), so B streams s, inv, x and c only. The sums are
-//      double-buffered (s_t = sums[t % 2]): B clears the hub rows of s_{t+1}, listed in hub_rows, which nobody reads
-//      or adds to until the next barrier (a row's own clear would race its reader; the degree test that found the hub
-//      rows read 16 MB of offsets an iteration on kron:21). A separate streaming pass: done inside the gather, the
-//      update's loads lengthened every row's chain of dependent loads (kron:21 on an H200: 0.88 ms an iteration,
-//      0.40 so)
+//      double-buffered (s_t is s0 or s1 by t's parity): B clears the hub rows of s_{t+1}, listed in hub_rows, which
+//      nobody reads or adds to until the next barrier (a row's own clear would race its reader; the degree test that
+//      found the hub rows read 16 MB of offsets an iteration on kron:21). A separate streaming pass: done inside the
+//      gather, the update's loads lengthened every row's chain of dependent loads (kron:21 on an H200: 0.88 ms an
+//      iteration, 0.40 so)
 //   -- grid barrier; every thread reads the change: stop below `threshold`, else go on with c_{t+1} and mass_{t+1}
 // Three slots each for the change and the mass: slot (t + 2) % 3 is cleared in B of iteration t, when every block
 // has read it (iteration t - 1) and before anyone adds to it (iteration t + 1 for the mass, t + 2 for the change).
@@ -65,7 +65,8 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1) gg_power_iteration(
         contrib0[v] = rank * share;
         if (share == 0.0) dangling += rank;
     }
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < hub_count; i += gridDim.x * blockDim.x) s0[hub_rows[i]] = 0.0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < hub_count; i += gridDim.x * blockDim.x)
+        s0[hub_rows[i]] = 0.0;
     gg_block_combine(GG_SUM, dangling, sums + 3);
     if (!gg_grid_sync(barrier, status)) return;
     if (logger && log_rows > 0) log[0] = gg_globaltimer();
@@ -126,5 +127,6 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1) gg_power_iteration(
     // on a renumbered graph, the ranks in the original ids (original[order[v]] = x[v]; every x is final since the
     // last barrier): here, instead of a gather launch after the host's read
     if (order)
-        for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) original[order[v]] = x[v];
+        for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
+            original[order[v]] = x[v];
 }

@@ -254,8 +254,8 @@ struct GGContribution {
 // The same map with MultiGraph's heavy source block kept on chip: the contributions of the first `hubs` sources (the
 // most-read ones on the degree-renumbered graph) copied into shared memory once an iteration, the others read from
 // global memory. One generic load either way (no branch around two load kinds). kron:21 on an H100: the gather 314 us
-// against 383 with every read from global memory (.data/scripts/pr_smem.py): a random 8-byte read costs a 32-byte
-// L2 sector, and the hubs' reads were half of them.
+// against 383 with every read from global memory (benchmarks/pagerank_gather.py): a random 8-byte read costs a
+// 32-byte L2 sector, and the hubs' reads were half of them.
 struct GGContributionTable {
     const double* contrib;
     const double* table;  // shared memory: contrib[0 .. hubs)
