@@ -118,6 +118,18 @@ def test_pagerank_power_layouts(spec, layout):
     assert np.abs(gpu.ranks - given.ranks).sum() < 1e-6
 
 
+def fused_equals_stepped(g: gg.Graph, monkeypatch, **kwargs):
+    """PageRank's power iteration in one persistent kernel and as a launch sequence with a host read per iteration:
+    the same iteration count and trace length, ranks equal to rounding (hub rows summed by chunks with atomics).
+    Returns the fused result."""
+    fused = gg.pagerank(g, method="power", backend="cuda", **kwargs)
+    be = set_cuda_knobs(monkeypatch, fused_power=False)
+    stepped = gg.pagerank(g, method="power", backend=be, **kwargs)
+    assert fused.iterations == stepped.iterations == len(fused.trace) == len(stepped.trace)
+    assert np.abs(fused.ranks - stepped.ranks).max() < 1e-12
+    return fused
+
+
 @pytest.mark.parametrize("spec", ["kron:14", "rmat:10:4:w", "grid:30:30"])
 def test_pagerank_power_one_kernel_equals_launch_per_iteration(spec, monkeypatch):
     """The persistent power iteration (kernels/power.cuh) takes the steps of the launch-per-iteration loop: the same
@@ -128,12 +140,8 @@ def test_pagerank_power_one_kernel_equals_launch_per_iteration(spec, monkeypatch
 
     g = gg.load(spec)
     n = g.num_vertices
-    kwargs = {"tol": 1e-9 / n, "max_iter": 5000, "alpha": 0.9, "personalization": {v: 1.0 + v % 4 for v in range(0, n, 3)}}
-    fused = gg.pagerank(g, method="power", backend="cuda", **kwargs)
-    be = set_cuda_knobs(monkeypatch, fused_power=False)  # a launch sequence and a host read per iteration
-    stepped = gg.pagerank(g, method="power", backend=be, **kwargs)
-    assert fused.iterations == stepped.iterations == len(fused.trace) == len(stepped.trace)
-    assert np.abs(fused.ranks - stepped.ranks).max() < 1e-12
+    fused = fused_equals_stepped(g, monkeypatch, tol=1e-9 / n, max_iter=5000, alpha=0.9,
+                                 personalization={v: 1.0 + v % 4 for v in range(0, n, 3)})
     assert all(row.seconds > 0 and "one persistent kernel" in row.reason for row in fused.trace)
     if spec == "kron:14":
         assert int(np.diff(g.csc()[0]).max()) >= REDUCE_HUGE
@@ -164,12 +172,8 @@ def test_pagerank_power_heavy_source_block(spec, layout, heavy, monkeypatch):
     kwargs = {"tol": 1e-9 / n, "max_iter": 5000, "alpha": 0.9, "layout": layout}
     if spec.endswith(":w"):
         kwargs["personalization"] = {v: 1.0 + v % 4 for v in range(0, n, 3)}
-    be = set_cuda_knobs(monkeypatch, power_heavy_sources=heavy)
-    fused = gg.pagerank(g, method="power", backend=be, **kwargs)
-    monkeypatch.setattr(be, "fused_power", False)  # a launch sequence and a host read per iteration
-    stepped = gg.pagerank(g, method="power", backend=be, **kwargs)
-    assert fused.iterations == stepped.iterations == len(fused.trace)
-    assert np.abs(fused.ranks - stepped.ranks).max() < 1e-12
+    set_cuda_knobs(monkeypatch, power_heavy_sources=heavy)
+    fused_equals_stepped(g, monkeypatch, **kwargs)
 
 
 def test_pagerank_power_uniform_vectors_as_values():

@@ -98,7 +98,8 @@ class CudaGraph:
     _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR)
-    # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's ("power")
+    # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's PowerPlan
+    # ("power") and work arrays ("power scratch")
     reduce_plans: dict = field(default_factory=dict, repr=False)
 
     def csc(self) -> tuple[Any, Any, Any]:
@@ -756,7 +757,9 @@ class CudaBackend:
                 np.int32(max_iter), np.float64(threshold), np.uint64(base), np.uint64(base + 8), np.uint64(base + 256),
                 np.int32(logged), np.uint64(0) if order is None else order,
                 np.uint64(0) if order is None else original)
-        kernel((self._power_blocks(kernel, hubs),), (POWER_BLOCK,), args, shared_mem=8 * hubs)
+        # a block per SM (the launch bounds say 1024 threads and 1 block an SM), at most persistent_blocks
+        blocks = min(rt.multiprocessors(), self.persistent_blocks or rt.multiprocessors())
+        kernel((blocks,), (POWER_BLOCK,), args, shared_mem=8 * hubs)
         early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
         (words,) = self._report.read(control[: 32 + 2 * early + 1])
         if min(int(words[1:2].view(np.int32)[1]), logged) > early:  # a longer log: all of it
@@ -822,8 +825,10 @@ class CudaBackend:
 
     def _heavy_sources(self, kernel: Any, n: int, degree_ordered: bool) -> int:
         """How many sources' contributions the power iteration keeps in shared memory: as many as HEAVY_SOURCE_BYTES
-        (or the block's shared memory, if less) holds where the ids are degree-ordered or all fit, else 0 (the kernel's
-        attribute raised to that once); power_heavy_sources overrides, up to that capacity and n."""
+        (or the block's shared memory, if less) holds where the ids are degree-ordered or all fit, else 0;
+        power_heavy_sources overrides, up to that capacity and n. The first call raises the kernel's attribute to the
+        capacity and checks that a block of POWER_BLOCK threads with that much fits on an SM (the grid barrier needs
+        every block resident; a smaller block fits then too): once, not per call."""
         capacity = self._power_capacity
         if capacity is None:
             cp = self.xp
@@ -831,27 +836,21 @@ class CudaBackend:
             room = min(optin - int(kernel.attributes["shared_size_bytes"]), HEAVY_SOURCE_BYTES)
             capacity = max(0, room // 8 // 32 * 32)
             kernel.max_dynamic_shared_size_bytes = 8 * capacity
+            function = getattr(getattr(kernel, "kernel", None), "ptr", None)
+            if function is not None:
+                try:
+                    per_sm = int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function, POWER_BLOCK,
+                                                                                          8 * capacity))
+                except Exception:  # pragma: no cover - a CuPy without the binding: the launch bounds' guarantee
+                    per_sm = 1
+                if per_sm < 1:
+                    raise BackendError(f"the power iteration's blocks ({POWER_BLOCK} threads, {8 * capacity} bytes of "
+                                       "shared memory) do not fit on a multiprocessor")
             self._power_capacity = capacity
         wanted = self.power_heavy_sources
         if wanted is None:
             wanted = capacity if degree_ordered or n <= capacity else 0
         return max(0, min(int(wanted), capacity, n))
-
-    def _power_blocks(self, kernel: Any, hubs: int) -> int:
-        """The power iteration's grid: a block per SM (its launch bounds say 1024 threads and 1 block an SM), at most
-        persistent_blocks; a clear error where not even one fits (the grid barrier needs every block resident)."""
-        function = getattr(getattr(kernel, "kernel", None), "ptr", None)
-        if function is not None:
-            try:
-                per_sm = int(self.xp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function, POWER_BLOCK,
-                                                                                            8 * hubs))
-            except Exception:  # pragma: no cover - a CuPy without the binding: the launch bounds' guarantee
-                per_sm = 1
-            if per_sm < 1:
-                raise BackendError(f"the power iteration's blocks ({POWER_BLOCK} threads, {8 * hubs} bytes of shared "
-                                   "memory) do not fit on a multiprocessor")
-        blocks = rt.multiprocessors()
-        return min(blocks, self.persistent_blocks) if self.persistent_blocks else blocks
 
     # --------------------------------------------------------------------------------------------------- programs
     def _program_module(self, program: Any, balancer: str | None = None, pull_group: int = 0) -> Any:

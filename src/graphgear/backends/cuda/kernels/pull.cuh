@@ -153,6 +153,13 @@ __device__ __forceinline__ double gg_combine(int monoid, double a, double b) {
     return monoid == 2 ? a + b : monoid == 0 ? fmin(a, b) : fmax(a, b);
 }
 
+// *out = combine(*out, value) atomically (monoid 0 = min, 1 = max, 2 = sum).
+__device__ __forceinline__ void gg_atomic_combine(int monoid, double* out, double value) {
+    if (monoid == 2) atomicAdd(out, value);
+    else if (monoid == 0) gg_atomic_min(out, value);
+    else gg_atomic_max(out, value);
+}
+
 // Combine every thread's `acc` over the block, then into *out with one atomic (monoid 0 = min, 1 = max, 2 = sum):
 // a block's share of a hub's row (neighbor_reduce chunks) or of a vertex_reduce. Every thread of the block calls it.
 __device__ void gg_block_combine(int monoid, double acc, double* out) {
@@ -163,9 +170,7 @@ __device__ void gg_block_combine(int monoid, double acc, double* out) {
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int w = 1; w < (int)(blockDim.x / GG_WARP); ++w) acc = gg_combine(monoid, acc, s_part[w]);
-        if (monoid == 2) atomicAdd(out, acc);
-        else if (monoid == 0) gg_atomic_min(out, acc);
-        else gg_atomic_max(out, acc);
+        gg_atomic_combine(monoid, out, acc);
     }
     __syncthreads();  // s_part is reused by the caller's next call
 }
@@ -236,11 +241,7 @@ __device__ void gg_neighbor_reduce_chunks_by_warp(const int* indices, const floa
             acc = gg_combine(monoid, acc, map(v, indices[k], gg_weight(weights, weighted, k)));
         #pragma unroll
         for (int d = 16; d > 0; d >>= 1) acc = gg_combine(monoid, acc, __shfl_down_sync(GG_FULL_MASK, acc, d));
-        if (gg_lane() == 0) {
-            if (monoid == 2) atomicAdd(out + v, acc);
-            else if (monoid == 0) gg_atomic_min(out + v, acc);
-            else gg_atomic_max(out + v, acc);
-        }
+        if (gg_lane() == 0) gg_atomic_combine(monoid, out + v, acc);
     }
 }
 
