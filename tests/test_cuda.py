@@ -589,6 +589,75 @@ def test_visited_bitmap_lent_to_one_program_state_at_a_time():
             BFS_PROGRAM, g, np.full(n, np.inf), np.where(np.arange(n) == s, 0.0, np.inf), [s], backend="cpu").values)
 
 
+@pytest.mark.parametrize("strategy", [Strategy(direction="push"), Strategy(direction="push", sync="async"),
+                                      Strategy(direction="pull", frontier="bitmap"), "auto"], ids=str)
+def test_single_source_start_is_made_by_the_first_launch(strategy):
+    """run_program(source=s) leaves the start (values inf, buffers inf but 0 at s, the worklist [s]) to the run's first
+    launch: the persistent kernel's prologue, the sync round's program_start, or run_program itself when no round
+    runs (max_rounds 0). Each equals the CPU's, on arrays that held garbage (a pool reuses a finished run's)."""
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+
+    g = gg.load("kron:11")
+    s = int(np.argmax(g.out_degree()))
+    for _ in range(2):  # the second run's arrays come from the memory pool, holding the first's values
+        gpu = gg.run_program(BFS_PROGRAM, g, source=s, backend="cuda", strategy=strategy)
+        np.testing.assert_array_equal(gpu.values, gg.run_program(BFS_PROGRAM, g, source=s, backend="cpu",
+                                                                 strategy=strategy).values)
+    idle = gg.run_program(BFS_PROGRAM, g, source=s, backend="cuda", strategy=strategy, max_rounds=0)
+    buffers = idle.backend.to_host(idle.state.buffer)
+    assert np.isinf(idle.values).all() and buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all()
+
+
+def test_persistent_launch_needs_a_worklist_or_a_source():
+    """A launch without a worklist starts from the state's single-source start, which only its first launch has."""
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+    from graphgear.backends import get_backend
+    from graphgear.errors import StrategyError
+
+    be = get_backend("cuda")
+    g = gg.load("kron:10")
+    G, n = be.graph(g), g.num_vertices
+    state = be.program_state(G, BFS_PROGRAM, None, None, np.zeros(0), source=3)
+    be.program_persistent(G, state, None, Strategy(sync="async"), "push")
+    with pytest.raises(StrategyError, match="no worklist, and the program state has no single-source start"):
+        be.program_persistent(G, state, None, Strategy(sync="async"), "push")
+    np.testing.assert_array_equal(be.to_host(state.value), gg.run_program(BFS_PROGRAM, g, source=3, backend="cpu").values)
+    assert n == state.value.size
+
+
+@pytest.mark.parametrize("knob, values", [("persistent_blocks", (None, 16, None)),
+                                          ("persistent_pull_group", (None, 32, None)),
+                                          ("grid_gather_degree", (4096, 64, 4096))])
+def test_persistent_plans_follow_the_knobs(monkeypatch, knob, values):
+    """A persistent launch's arguments are packed once per configuration and graph (PersistentPlan): a knob turned
+    between calls makes a plan of its own, and every call equals the CPU's."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("kron:12")
+    want = gg.bfs(g, 5, backend="cpu").distances
+    plans = set()
+    for value in values:
+        set_cuda_knobs(monkeypatch, **{knob: value})
+        for source in (5, 5):
+            np.testing.assert_array_equal(gg.bfs(g, source, backend="cuda", layout="given").distances, want)
+        plans |= {id(plan) for plan in be.graph(g).persistent.plans.values()}
+    assert len(plans) >= 2
+
+
+def test_near_far_plans_follow_the_split():
+    """Near-far's plan packs the light/heavy split of its delta; a split for another delta replaces it (the graph
+    keeps one) and drops the plans that held the old one, so going back to the first delta gives the CPU's answer."""
+    from graphgear.backends import get_backend
+
+    g = gg.load("rmat:12:8:w")  # weights 1..255
+    want = gg.sssp(g, 3, backend="cpu").distances
+    G = get_backend("cuda").graph(g)
+    for delta in (20.0, 100.0, 20.0):
+        np.testing.assert_allclose(gg.sssp(g, 3, backend="cuda", delta=delta, layout="given").distances, want, rtol=1e-6)
+        assert list(G._light_heavy) == [delta, ("heavy_csc", delta)] and len(G.persistent.plans) == 1
+
+
 def test_free_memory_check_names_the_bytes():
     from graphgear.backends.cuda import runtime as rt
     from graphgear.errors import DeviceMemoryError

@@ -116,3 +116,45 @@ def test_modules_name_the_headers_they_include(tmp_path, monkeypatch):
     assert after != before
     rt.compile_module('#include "power.cuh"\n', ())
     assert compiled[-1].startswith(f"// graphgear kernels/*.cuh {after}\n")
+
+
+def test_persistent_args_follow_the_kernel_struct():
+    """The persistent kernel's one argument: the host reads GGPersistentArgs' fields from the header (one 8-byte
+    field a line, in order) and packs each by its kind; every field the generated kernel reads is among them."""
+    import re
+    from types import SimpleNamespace
+
+    from graphgear.backends.cuda.backend import PERSISTENT_WORD, persistent_args
+
+    fields = sources.persistent_fields()
+    names = [name for name, _ in fields]
+    assert len(set(names)) == len(names) == len(PERSISTENT_WORD)
+    kinds = dict(fields)
+    assert (kinds["value"], kinds["alpha"], kinds["qsize"], kinds["heavy_pull"]) == ("p", "f", "i", "i")
+    kernel = sources.persistent_module(bfs.BFS_PROGRAM, "adv_twc", 1)
+    header = (rt.KERNEL_DIR / "persistent.cuh").read_text()
+    used = set(re.findall(r"\ba\.(\w+)", kernel + header[header.index("struct GGPersistentArgs {"):]))
+    assert used and used <= set(names)
+
+    def device(ptr):
+        return SimpleNamespace(data=SimpleNamespace(ptr=ptr))
+
+    args = persistent_args({"value": device(0x1000), "alpha": 0.5, "qsize": 7, "visited": None, "source": -1})
+    assert args.shape == (1,) and args.dtype.itemsize == 8 * len(fields)
+    words, reals = args.view(np.int64), args.view(np.float64)
+    assert words[PERSISTENT_WORD["value"]] == 0x1000 and reals[PERSISTENT_WORD["alpha"]] == 0.5
+    assert words[PERSISTENT_WORD["qsize"]] == 7 and words[PERSISTENT_WORD["source"]] == -1
+    assert words[PERSISTENT_WORD["visited"]] == 0 and words[PERSISTENT_WORD["offsets"]] == 0
+
+
+def test_control_words_sit_where_the_kernel_expects_them():
+    """The kernel's prologue clears the control words but the barrier's and the status's: the header's defines and
+    the backend's word indices name the same words."""
+    import re
+
+    from graphgear.backends.cuda import backend
+
+    header = (rt.KERNEL_DIR / "persistent.cuh").read_text()
+    define = {name: int(value) for name, value in re.findall(r"#define (GG_\w+_WORDS?) (\d+)", header)}
+    assert define == {"GG_CONTROL_WORDS": backend.CONTROL_WORDS, "GG_BARRIER_WORD": backend.BARRIER_WORD,
+                      "GG_STATUS_WORD": backend.STATUS_WORD}

@@ -399,6 +399,26 @@ def test_run_program_leaves_the_callers_arrays_alone():
     assert np.isinf(values).all() and buffers[0] == 0.0 and np.isinf(buffers[1:]).all()
 
 
+def test_run_program_from_a_source():
+    """run_program(source=s) is the single-source start (values inf, buffers inf but 0 at s, the worklist [s]) the
+    caller would otherwise make; values and a source together, or neither, are an error."""
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+    from graphgear.errors import GraphError
+
+    g = gg.load("grid:10:10")
+    values = np.full(g.num_vertices, np.inf)
+    buffers = values.copy()
+    buffers[7] = 0.0
+    np.testing.assert_array_equal(gg.run_program(BFS_PROGRAM, g, source=7, backend="cpu").values,
+                                  gg.run_program(BFS_PROGRAM, g, values, buffers, [7], backend="cpu").values)
+    idle = gg.run_program(BFS_PROGRAM, g, source=7, backend="cpu", max_rounds=0)
+    assert np.isinf(idle.values).all() and idle.state.buffer[7] == 0.0 and np.isinf(np.delete(idle.state.buffer, 7)).all()
+    with pytest.raises(GraphError, match="values and buffers .* or a source"):
+        gg.run_program(BFS_PROGRAM, g, values, buffers, [7], source=7, backend="cpu")
+    with pytest.raises(GraphError, match="values and buffers .* or a source"):
+        gg.run_program(BFS_PROGRAM, g, backend="cpu")
+
+
 @numba.njit
 def _halve_and_report(v, state):
     state[0][v] = state[0][v] / 2

@@ -92,10 +92,11 @@ class ProgramRun:
 def run_program(
     program: VertexProgram,
     graph: Any,
-    values: np.ndarray,
-    buffers: np.ndarray,
-    active: np.ndarray | None,
+    values: np.ndarray | None = None,
+    buffers: np.ndarray | None = None,
+    active: np.ndarray | None = None,
     *,
+    source: int | None = None,
     params: Any = (),
     backend: Any = "auto",
     strategy: Any = "auto",
@@ -113,11 +114,16 @@ def run_program(
     take `values` and `buffers` as they are (the caller made them for this run and does not read them again).
     lazy=True: the caller reads the results only through the returned ProgramRun (`values`, `checked`, the trace), so
     a traversal the device runs whole is read back when first read (the host does not wait for the kernel).
+    `source` instead of values, buffers and active: a single-source start (values inf, buffers inf but 0 at the
+    source, the worklist [source]), which the GPU makes inside the traversal's first launch.
     """
+    if (source is None) == (values is None or buffers is None) or (source is not None and active is not None):
+        raise GraphError("run_program takes values and buffers (and the active vertices), or a source, not both")
     be = get_backend(backend)
     G = be.graph(graph)
     n = graph.num_vertices
-    state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64), copy=copy)
+    state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64), copy=copy,
+                             source=source)
     controller = make_controller(strategy, graph, program.kind, monotone=program.monotone)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
@@ -125,13 +131,20 @@ def run_program(
     if fixed is not None:
         require_monotone(fixed, program)
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
-    worklist = Frontier.all_vertices(n, be.xp) if active is None else Frontier.from_vertices(be.asarray(active), n)
+    if source is not None:  # the source's worklist is made on the host only if the device does not run it all
+        worklist = None
+    elif active is None:
+        worklist = Frontier.all_vertices(n, be.xp)
+    else:
+        worklist = Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
     check = _nothing_to_check
     if after_round is None and program.kind == "traversal":
         # a controller of the caller's may run again before this trace is read, so its replay is not deferred
         worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
                                                  defer=controller is not strategy, lazy=lazy)
+    if worklist is None:
+        worklist = Frontier.from_vertices(be.asarray(np.array([source], dtype=np.int64)), n)
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         decision = controller.choose(info)
@@ -148,12 +161,14 @@ def run_program(
                   decision=decision.decision, reason=decision.reason, phase=phase)
         worklist = next_worklist
         rounds += 1
+    if source is not None:  # the single-source start, if no round made it (max_rounds 0)
+        be.fill_state(state)
     return ProgramRun(trace, state, be, check)
 
 
-def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier, controller: Any, trace: Trace,
+def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,
                    max_rounds: int, phase: str, defer: bool = True,
-                   lazy: bool = False) -> tuple[Frontier, int, Callable[[], Any]]:
+                   lazy: bool = False) -> tuple[Frontier | None, int, Callable[[], Any]]:
     """Hand a traversal to the device when the backend can run SEP-Graph Algorithm 2 itself (the GPU's persistent
     kernel: every round inside one launch, no host round trip). The device logs each round's active set; replaying
     the controller on that log gives the trace the same decisions and reasons as a host-driven run.
@@ -162,11 +177,12 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier, 
     nothing is read back from the device until the trace or a result is read (the backend's PendingRun), so the host
     does not wait for the kernel. The host never goes on from a device run (the device stops at the end or at
     max_rounds, where run_program's loop stops too), so the worklist left need not be read back then.
+    A worklist None is the state's single-source start (one vertex), made in the device's launch.
     Returns the worklist left, the rounds run (none when the hand-off does not apply; 0 when not read back yet) and
     a check that reads the run back and raises its error."""
     rules = getattr(controller, "device_rules", lambda: None)()
     run_on_device = getattr(be, "program_persistent", None)
-    if rules is None or run_on_device is None or not worklist.size:
+    if rules is None or run_on_device is None or (worklist is not None and not worklist.size):
         return worklist, 0, _nothing_to_check
     base, params = rules
     if base.balance == "merge_path":  # its scan needs the host between rounds

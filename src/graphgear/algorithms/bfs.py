@@ -64,9 +64,7 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     renumbering, _, note = device_layout(be, graph, layout, auto=be.name == "cuda")
     traversed = graph if renumbering is None else renumbering.graph
     r = s if renumbering is None else int(renumbering.rank[s])
-    values, buffers, start = be.single_source_start(graph.num_vertices, r)
-    run = run_program(BFS_PROGRAM, traversed, values, buffers, start, backend=be, strategy=strategy, copy=False,
-                      lazy=True)
+    run = run_program(BFS_PROGRAM, traversed, source=r, backend=be, strategy=strategy, lazy=True)
     run.trace.controller += note
     value = run.state.value
     # unreachable (inf) -> -1, mapped back to the given ids in the same launch; queued behind the traversal

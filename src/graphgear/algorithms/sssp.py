@@ -363,19 +363,16 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     reads the run back and raises its error, a grid barrier that timed out)."""
     from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
-    n = graph.num_vertices
-    values, buffers, start = be.single_source_start(n, s)
-    state = be.program_state(G, BELLMAN_FORD, values, buffers, np.zeros(0), copy=False)
+    state = be.program_state(G, BELLMAN_FORD, None, None, np.zeros(0), source=s)  # made in the kernel's prologue
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
     if near_far_hops(graph):
         base = label_correcting(base)
     # Meyer & Sanders' light/heavy split where the rounds are level-synchronous (block-local hops re-send anyway)
     split = base.hops == 1 and getattr(be, "light_heavy", False)
-    source = Frontier.from_vertices(start, n, dtype=np.int32)
-    # read back lazily (backend PendingRun): the host goes on without waiting for the kernel; the trace row is made,
-    # and a failed launch raises, when the trace or the distances are first read
-    pending = be.program_persistent(G, state, source, base, "push", delta=width, threshold=width, light_heavy=split,
+    # from the state's source (worklist None); read back lazily (backend PendingRun): the host goes on without waiting
+    # for the kernel; the trace row is made, and a failed launch raises, when the trace or the distances are first read
+    pending = be.program_persistent(G, state, None, base, "push", delta=width, threshold=width, light_heavy=split,
                                     lazy=True)
     trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))
 
@@ -396,9 +393,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
 def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
     """Bellman-Ford as a vertex program: rounds of relaxation under the controller's path until nothing improves
     (async push is Bellman-Ford-Moore's FIFO label-correcting queue)."""
-    values, buffers, start = be.single_source_start(graph.num_vertices, s)
-    run = run_program(BELLMAN_FORD, graph, values, buffers, start, backend=be, strategy=strategy,
-                      phase="bellman-ford", copy=False)
+    run = run_program(BELLMAN_FORD, graph, source=s, backend=be, strategy=strategy, phase="bellman-ford")
     run.trace.algorithm = "sssp"
     return run.state.value, run.trace
 

@@ -192,11 +192,15 @@ class CpuBackend:
         return out
 
     # --------------------------------------------------------------------------------------------------- programs
-    def program_state(self, G: CpuGraph, program: Any, value: np.ndarray, buffer: np.ndarray, params: np.ndarray,
-                      copy: bool = True) -> ProgramState:
+    def program_state(self, G: CpuGraph, program: Any, value: np.ndarray | None, buffer: np.ndarray | None,
+                      params: np.ndarray, copy: bool = True, source: int | None = None) -> ProgramState:
         """Arrays and compiled functions of a vertex program about to run on G; `value` and `buffer` are copied (the
-        caller's arrays stay as they were) unless copy=False (the caller made them for this run)."""
+        caller's arrays stay as they were) unless copy=False (the caller made them for this run). With a `source`
+        (value and buffer None): a single-source start (single_source_start)."""
         n = G.num_vertices
+        if source is not None:
+            value, buffer, _ = self.single_source_start(n, source)
+            copy = False
         monoid = prog.MONOIDS[program.accumulate]
         identity = prog.IDENTITY[monoid]
         return ProgramState(
@@ -214,6 +218,9 @@ class CpuBackend:
             touched=np.zeros(n, dtype=np.int8),
             queued=np.zeros(n, dtype=np.int8),
         )
+
+    def fill_state(self, s: ProgramState) -> None:
+        """Nothing: a CPU program state is made whole by program_state (the GPU's may wait for its first launch)."""
 
     def program_round(self, G: CpuGraph, s: ProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
         """One round of the program under `strategy`; returns (next worklist, edges processed)."""

@@ -31,8 +31,8 @@ MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
 LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
 CONTROL_WORDS = 18  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1),
-# bucket_n (3), heavy_edges (1)
-STATUS_WORD, HEAVY_EDGES_WORD = 9, 17  # where those two sit among the control words
+# bucket_n (3), heavy_edges (1); kernels/persistent.cuh GG_CONTROL_WORDS and the two below
+BARRIER_WORD, STATUS_WORD, HEAVY_EDGES_WORD = 8, 9, 17  # where those sit among the control words
 # a persistent launch's report, copied back behind it: the control words from the status on, then the log's first rows
 REPORT_WORDS = slice(STATUS_WORD, CONTROL_WORDS + (LOG_PREFETCH + 1) * LOG_FIELDS)
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
@@ -59,6 +59,25 @@ PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 # neighbor_reduce and vertex_reduce combine float64 results by one of these: name -> (monoid code, identity)
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
+# the persistent traversal kernel's one argument (kernels/persistent.cuh GGPersistentArgs): each field's word
+PERSISTENT_FIELDS = sources.persistent_fields()
+PERSISTENT_WORD = {name: i for i, (name, _) in enumerate(PERSISTENT_FIELDS)}
+
+
+def persistent_args(fields: dict[str, Any]) -> np.ndarray:
+    """GGPersistentArgs packed for the kernel: one element of 8 bytes a field (CuPy passes a one-element NumPy array
+    by value, as a struct), the named ones set (a device array by its address) and the rest 0 (null, off)."""
+    args = np.zeros(1, dtype=np.dtype((np.void, 8 * len(PERSISTENT_FIELDS))))
+    words, reals = args.view(np.int64), args.view(np.float64)
+    for name, value in fields.items():
+        i = PERSISTENT_WORD[name]
+        kind = PERSISTENT_FIELDS[i][1]
+        if kind == "f":
+            reals[i] = value
+        else:
+            words[i] = (0 if value is None else value.data.ptr) if kind == "p" else int(value)
+    return args
+
 
 
 def _uniform_or_array(vector: Any) -> tuple[Any, np.float64]:
@@ -145,6 +164,8 @@ class CudaGraph:
             rt.check_free_memory(8 * self.num_arcs + 2 * self.offsets.nbytes + 9 * self.num_arcs,
                                  f"the light/heavy split of the arcs at delta {delta:g}")
             self._light_heavy.clear()
+            if self.persistent is not None:  # plans hold the old split's arrays
+                self.persistent.plans.clear()
             light = self.weights < delta
             before = cp.concatenate([cp.zeros(1, dtype=cp.int64), cp.cumsum(light, dtype=cp.int64)])
             light_offsets = before[self.offsets]
@@ -242,7 +263,7 @@ class PersistentBuffers:
     huge: tuple[Any, Any]
     claim_bits: Any
     active_bits: Any
-    control: Any  # int64[CONTROL_WORDS], cleared by one memset before each launch; the views below share it
+    control: Any  # int64[CONTROL_WORDS], zeroed by each launch's start (but the barrier's); the views below share it
     counters: Any  # uint32[10]
     edges: Any  # uint64[3]
     barrier: Any  # uint32[2]
@@ -259,6 +280,22 @@ class PersistentBuffers:
     heavy_edges: Any = None  # uint64[1]
     visited: Any = None  # bitmask lookup's bitmap, lent to one program state at a time (_persistent_visited)
     visited_owner: Any = None  # weakref to that state
+    report: Any = None  # the control words read back behind each launch (REPORT_WORDS)
+    plans: dict = field(default_factory=dict)  # PersistentPlan by configuration (program_persistent)
+
+
+@dataclass
+class PersistentPlan:
+    """One configuration of the persistent traversal kernel on a graph: the kernel, its blocks, the note for the
+    trace, and its one argument (GGPersistentArgs) with every field packed but the program state's and the start's,
+    which each launch fills in (a BFS spent 80 us of host time building 65 separate arguments, H100 host). `keep`
+    holds the arrays whose addresses it packs."""
+
+    kernel: Any
+    blocks: int
+    args: np.ndarray
+    note: str
+    keep: tuple
 
 
 @dataclass
@@ -330,9 +367,11 @@ class CudaProgramState:
     skip_settled: bool
     module: Any
     visited: Any = None  # bitmask lookup: one bit per vertex whose buffer is set (first-wins programs)
-    # the identity `message` is still to be filled with (None: filled): by the first launch that uses the state, the
-    # persistent start kernel's or the sync path's compute (a fill launch of its own cost host time before the kernel)
+    # what the first launch that uses the state makes (the persistent kernel's prologue, else fill_state; a launch
+    # of their own cost host time before the kernel): the identity `message` is still to be filled with (None:
+    # filled), the single-source start (values inf, buffers inf but 0 at `source`; -1: none, or made)
     message_fill: float | None = None
+    source: int = -1
 
 
 class CudaBackend:
@@ -402,21 +441,26 @@ class CudaBackend:
     def single_source_start(self, n: int, s: int) -> tuple[Any, Any, Any]:
         """A single-source traversal's values and buffers (inf everywhere but the source's buffer, 0) and [s], its
         first worklist (int64): one RawKernel launch (two fills, a scalar store and a one-element fill were four
-        launches, and CuPy's ElementwiseKernel call alone costs more host time than a RawKernel's)."""
+        launches, and CuPy's ElementwiseKernel call alone costs more host time than a RawKernel's). A vertex program
+        run from one source passes it to program_state instead, which leaves the fill to its first launch."""
         cp = self.xp
         values, buffers, start = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64), cp.empty(1, dtype=cp.int64)
-        rt.launch(self._utility.get_function("single_source"), n, (values, buffers, start, np.int32(n), np.int64(s)))
+        rt.launch(self._utility.get_function("program_start"), n,
+                  (values, buffers, start, np.uint64(0), np.int32(n), np.int64(s), np.float64(0.0)))
         return values, buffers, start
 
-    def _message_filled(self, s: CudaProgramState) -> None:
-        """Fill the state's messages with the identity if no launch has yet (one RawKernel launch: cupy.full's
-        elementwise fill costs more host time)."""
-        if s.message_fill is not None:
-            n = int(s.message.size)
+    def fill_state(self, s: CudaProgramState) -> None:
+        """Make what the program state still owes its arrays (a single-source start, the messages' identity fill) by
+        one RawKernel launch, if no launch has yet: the persistent kernel's prologue does it inside its own launch,
+        every other path calls this first (cupy.full's elementwise fill, and a launch apiece, cost host time)."""
+        fill = s.message_fill is not None
+        if s.source >= 0 or fill:
+            n = int(s.value.size)
             if n:
-                rt.launch(self._utility.get_function("fill_f64"), n,
-                          (s.message, np.int32(n), np.float64(s.message_fill)))
-            s.message_fill = None
+                rt.launch(self._utility.get_function("program_start"), n,
+                          (s.value, s.buffer, np.uint64(0), s.message if fill else np.uint64(0), np.int32(n),
+                           np.int64(s.source), np.float64(s.message_fill if fill else 0.0)))
+            s.source, s.message_fill = -1, None
 
     def hop_counts(self, values: Any, index: Any = None) -> Any:
         """int64 hop counts from a BFS's float64 values (values[index] where an index is given), -1 where unreachable
@@ -866,14 +910,19 @@ class CudaBackend:
         return module
 
     def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any,
-                      copy: bool = True) -> CudaProgramState:
+                      copy: bool = True, source: int | None = None) -> CudaProgramState:
         """The device arrays of a vertex program about to run on G; `value` and `buffer` are copied unless copy=False
-        (the caller made them for this run: a float64 device array is then used as it is)."""
+        (the caller made them for this run: a float64 device array is then used as it is). With a `source` (value and
+        buffer None) the state is a single-source start, made by its first launch (fill_state)."""
         n = G.num_vertices
         monoid = MONOIDS[program.accumulate]
+        cp = self.xp
+        if source is not None:
+            value, buffer = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64)
         return CudaProgramState(
-            value=self._float64(value, copy), buffer=self._float64(buffer, copy),
-            message=self.xp.empty(n, dtype=self.xp.float64), message_fill=IDENTITY[monoid], send=None,
+            value=self._float64(value, copy and source is None), buffer=self._float64(buffer, copy and source is None),
+            message=cp.empty(n, dtype=cp.float64), message_fill=IDENTITY[monoid], source=-1 if source is None else source,
+            send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=None,  # made by _lookup / _persistent_visited when a strategy first asks for bitmask lookup
@@ -903,7 +952,6 @@ class CudaBackend:
         count = G.num_vertices if vertices is None else int(vertices.size)
         if count == 0:
             return
-        self._message_filled(s)
         ptr = np.uint64(0) if vertices is None else vertices
         rt.launch(s.module.get_function("compute"), count,
                   (ptr, np.int32(count), G.offsets, s.value, s.buffer, s.message, s.send, s.params))
@@ -920,6 +968,7 @@ class CudaBackend:
                 return self._program_drain(G, s, worklist, strategy)
             run = self.program_persistent(G, s, worklist, strategy, strategy.direction)
             return run.remaining, run.edges_processed(G.num_arcs)
+        self.fill_state(s)
         if s.send is None:
             s.send = cp.zeros(n, dtype=cp.uint8)
         else:
@@ -992,41 +1041,38 @@ class CudaBackend:
                 huge=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 claim_bits=cp.zeros(2 * words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
                 control=control, counters=control[0:5].view(cp.uint32), edges=control[5:8].view(cp.uint64),
-                barrier=control[8:9].view(cp.uint32), status=control[STATUS_WORD:STATUS_WORD + 2].view(cp.int32),
+                barrier=control[BARRIER_WORD:BARRIER_WORD + 1].view(cp.uint32), status=control[STATUS_WORD:STATUS_WORD + 2].view(cp.int32),
                 log=control[CONTROL_WORDS:],
                 far=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 far_bits=cp.zeros(words, dtype=cp.uint32), far_n=control[11:12].view(cp.uint32),
                 refill_n=control[12:13].view(cp.uint32), min_key=control[13:14].view(cp.uint64),
                 bucket_n=control[14:17].view(cp.uint32),
                 heavy_edges=control[HEAVY_EDGES_WORD:HEAVY_EDGES_WORD + 1].view(cp.uint64),
+                report=control[REPORT_WORDS],
             )
         return G.persistent
 
-    def _persistent_start(self, B: PersistentBuffers, vertices: Any, qsize: int, clear: Any = None,
-                          s: CudaProgramState | None = None) -> None:
-        """The first worklist into B.queues[0] (as int32), the control words and the bitmap `clear` (if any) zeroed
-        and the program state's messages (if any) filled if still to be, by one kernel (a slice copy, a fill, a
-        cp.zeros and the message fill were four launches of host time before the persistent kernel)."""
+    def _persistent_start(self, B: PersistentBuffers, vertices: Any, qsize: int) -> None:
+        """The first worklist into B.queues[0] (as int32) and the control words zeroed, by one kernel (a slice copy and
+        a fill were two launches of host time before the persistent advance; the traversal kernel does this in its
+        own prologue)."""
         cp = self.xp
         if vertices.dtype != cp.int64 and vertices.dtype != cp.int32:
             vertices = vertices.astype(cp.int64)
         vertices = cp.ascontiguousarray(vertices)
-        words = 0 if clear is None else int(clear.size)
-        fill = 0 if s is None or s.message_fill is None else int(s.message.size)
-        rt.launch(self._utility.get_function("persistent_start"), max(qsize, CONTROL_WORDS, words, fill),
+        rt.launch(self._utility.get_function("persistent_start"), max(qsize, CONTROL_WORDS),
                   (vertices, np.int32(vertices.dtype.itemsize == 8), np.int32(qsize), B.queues[0], B.control,
-                   np.int32(CONTROL_WORDS), np.uint64(0) if clear is None else clear, np.int32(words),
-                   s.message if fill else np.uint64(0), np.int32(fill), np.float64(s.message_fill if fill else 0.0)))
-        if fill:
-            s.message_fill = None
+                   np.int32(CONTROL_WORDS)))
 
-    def _persistent_visited(self, s: CudaProgramState, strategy: Any, B: PersistentBuffers) -> tuple[Any, bool]:
+    def _persistent_visited(self, s: CudaProgramState, strategy: Any, B: PersistentBuffers) -> tuple[Any | None, bool]:
         """(the visited bitmap of a bitmask lookup, whether the launch must clear it): a program state's first one
         takes the graph's B.visited (allocated once; its previous owner gives it up and makes a clear one if it runs
-        again, losing only skips: the bitmap filters, the buffer decides) and _persistent_start clears it in the
-        same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). Null for status lookup."""
-        if strategy.lookup != "bitmask" or not s.first_wins or s.visited is not None:
-            return self._lookup(s, strategy), False  # null, or the state's own bitmap
+        again, losing only skips: the bitmap filters, the buffer decides) and the persistent kernel's prologue clears
+        it in the same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). Null for status lookup."""
+        if strategy.lookup != "bitmask" or not s.first_wins:
+            return None, False
+        if s.visited is not None:
+            return s.visited, False  # the state's own bitmap
         if B.visited is None:
             B.visited = self.xp.empty(rt.bitmap_words(int(s.value.size)), dtype=self.xp.uint32)
         owner = B.visited_owner() if B.visited_owner is not None else None
@@ -1067,8 +1113,8 @@ class CudaBackend:
         blocks = rt.multiprocessors() * min(per_sm, wanted, 8)
         return min(blocks, self.persistent_blocks) if self.persistent_blocks else blocks
 
-    def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any, mode: str,
-                           rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30,
+    def program_persistent(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier | None, strategy: Any,
+                           mode: str, rules: tuple[float, float, float] = (0.0, 0.0, 0.0), max_rounds: int = 1 << 30,
                            delta: float = 0.0, threshold: float = 0.0, light_heavy: bool = False,
                            lazy: bool = False) -> PersistentRun | PendingRun:
         """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
@@ -1087,20 +1133,67 @@ class CudaBackend:
         no contended atomics), and on a low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max
         (kernels/persistent.cuh gg_next_bucket): kron:21:w on an H100, 6.70 ms fixed and pushed, 5.75 widened, 4.86
         both.
+        worklist None starts from the state's single-source start (program_state's `source`), made in the same
+        launch. Everything but the program state and the start is packed once per graph and configuration
+        (PersistentPlan): the kernel takes one struct, GGPersistentArgs.
         lazy=True returns a PendingRun: nothing is read back until its result() is asked for (or the next persistent
         launch); only for a caller that does not go on from the worklist left (it is not read back then).
         """
+        B = self._persistent_buffers(G)
+        key = (s.module, strategy, mode, rules, max_rounds, delta, threshold, light_heavy, self.grid_gather_degree,
+               self.persistent_pull_group, self.heavy_pull_ratio, self.bucket_widen_max, self.persistent_blocks_per_sm,
+               self.persistent_blocks)
+        plan = B.plans.get(key)
+        if plan is None:
+            plan = B.plans[key] = self._persistent_plan(G, B, s, strategy, mode, rules, max_rounds, delta, threshold,
+                                                        light_heavy)
+        args = plan.args.copy()
+        words, reals = args.view(np.int64), args.view(np.float64)
+        F = PERSISTENT_WORD
+        if worklist is None:
+            if s.source < 0:
+                raise StrategyError("program_persistent: no worklist, and the program state has no single-source start")
+            words[F["qsize"]] = 1
+        else:
+            vertices = worklist.vertices()
+            if vertices.dtype != np.int64 and vertices.dtype != np.int32:
+                vertices = vertices.astype(np.int64)
+            vertices = self.xp.ascontiguousarray(vertices)
+            words[F["vertices"]], words[F["wide"]] = vertices.data.ptr, vertices.dtype.itemsize == 8
+            words[F["qsize"]] = vertices.size
+        words[F["source"]] = s.source
+        s.source = -1
+        if s.message_fill is not None:
+            words[F["fill_message"]], reals[F["message_fill"]] = 1, s.message_fill
+            s.message_fill = None
+        visited, clear = self._persistent_visited(s, strategy, B)
+        if visited is not None:
+            words[F["visited"]] = visited.data.ptr
+            words[F["clear_words"]] = visited.size if clear else 0
+        words[F["value"]], words[F["buffer"]] = s.value.data.ptr, s.buffer.data.ptr
+        words[F["message"]], words[F["params"]] = s.message.data.ptr, s.params.data.ptr
+        plan.kernel((plan.blocks,), (rt.BLOCK,), (args,))
+        # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
+        # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
+        # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
+        report = self._report.enqueue(B.report)
+        pending = PendingRun(functools.partial(_noted, functools.partial(self._read_persistent, G, B, report), plan.note))
+        if lazy:
+            self._pending = pending
+            return pending
+        return pending.result()
+
+    def _persistent_plan(self, G: CudaGraph, B: PersistentBuffers, s: CudaProgramState, strategy: Any, mode: str,
+                         rules: tuple[float, float, float], max_rounds: int, delta: float, threshold: float,
+                         light_heavy: bool) -> PersistentPlan:
+        """The persistent kernel of one configuration on G, its blocks, its trace note and GGPersistentArgs with every
+        field but the program state's and the start's packed (program_persistent); the configuration's errors."""
         if delta > 0 and max_rounds < (1 << 30):
             raise StrategyError("near-far runs to the end: max_rounds cannot stop it")
         n = G.num_vertices
         balancer = ADVANCE_KERNELS[(strategy.balance, strategy.group_size if strategy.balance == "vertex_group" else 32)]
         pull_group = self.persistent_pull_group or (strategy.group_size if strategy.balance == "vertex_group" else 1)
         kernel = self._program_module(s.program, balancer, pull_group).get_function("persistent")
-        B = self._persistent_buffers(G)
-        vertices = worklist.vertices()
-        qsize = int(vertices.size)
-        visited, clear = self._persistent_visited(s, strategy, B)
-        self._persistent_start(B, vertices, qsize, visited if clear else None, s)
         t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
                                            else (G.offsets, G.indices, G.weights))
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
@@ -1116,41 +1209,36 @@ class CudaBackend:
         # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
         fused = not light_heavy and mode == "push" and s.monoid != MONOIDS["sum"] and (
             hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
-        push_offsets, push_indices, push_weights = G.offsets, G.indices, G.weights
-        heavy = (np.uint64(0),) * 3
-        buckets = (np.uint64(0),) * 3
-        # the heavy pull's arguments: CSC (3), arcs from which a bucket pulls, chunks (3) and their count; null: off
-        pull = (np.uint64(0),) * 7 + (np.uint32(0),)
+        fields: dict[str, Any] = dict(offsets=G.offsets, indices=G.indices, weights=G.weights)
+        pull_from = 0
         if light_heavy:
-            (push_offsets, push_indices, push_weights), heavy = G.light_heavy(delta)
+            (fields["offsets"], fields["indices"], fields["weights"]), heavy = G.light_heavy(delta)
             self._bucket_lists(G, B)  # its bucket bits clear: every launch leaves them so (an aborted one drops B)
-            buckets = (B.bucket[0], B.bucket[1], B.bucket_bits)
+            fields.update(heavy_offsets=heavy[0], heavy_indices=heavy[1], heavy_weights=heavy[2], bucket_a=B.bucket[0],
+                          bucket_b=B.bucket[1], bucket_bits=B.bucket_bits)
             csc = G.heavy_csc(delta) if self.heavy_pull_ratio else None
-            if csc is not None:
-                pull = (*csc[:3], np.uint64(max(1, int(heavy[1].size) // self.heavy_pull_ratio)), *csc[3:],
-                        np.uint32(csc[3].size))
+            if csc is not None:  # the heavy rows' pull: the CSC, from how many heavy arcs a bucket pulls, the chunks
+                pull_from = max(1, int(heavy[1].size) // self.heavy_pull_ratio)
+                fields.update(heavy_t_offsets=csc[0], heavy_t_indices=csc[1], heavy_t_weights=csc[2],
+                              heavy_pull=pull_from, heavy_chunk_rows=csc[3], heavy_chunk_first=csc[4],
+                              heavy_chunk_last=csc[5], heavy_chunks=int(csc[3].size))
         widen = 0 if delta <= 0 or high_diameter(G.num_arcs, n) else self.bucket_widen_max
-        note = (f"; a bucket's heavy rows pulled when its senders hold >= {int(pull[3]):,} heavy arcs"
-                if int(pull[3]) else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
+        note = (f"; a bucket's heavy rows pulled when its senders hold >= {pull_from:,} heavy arcs" if pull_from
+                else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
         alpha, beta, unexplored = rules
-        args = (push_offsets, push_indices, push_weights, np.int32(G.weighted), t_offsets, t_indices, t_weights, np.int32(n),
-                s.value, s.buffer, s.message, np.int32(s.monoid), np.int32(s.first_wins), np.int32(s.skip_settled),
-                np.int32(supports), np.int64(huge), np.int32(qsize), np.int32(min(max_rounds, 2**31 - 1)),
-                np.int32(PERSISTENT_MODES[mode]), np.float64(alpha), np.float64(beta), np.float64(unexplored),
-                B.queues[0], B.queues[1], B.senders[0], B.senders[1], B.huge[0], B.huge[1], B.counters, B.edges, B.claim_bits,
-                B.active_bits, B.barrier, B.status, B.log, np.int32(LOG_ROWS), np.int32(fused), np.int32(hops), np.float64(delta),
-                np.float64(threshold), B.far[0], B.far[1], B.far_bits, B.far_n, B.refill_n, B.min_key,
-                visited, s.params, *heavy, *buckets, B.bucket_n, B.heavy_edges, *pull, np.int32(widen))
-        kernel((self._coresident_blocks(kernel, high_diameter(G.num_arcs, n)),), (rt.BLOCK,), args)
-        # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
-        # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
-        # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
-        report = self._report.enqueue(B.control[REPORT_WORDS])
-        pending = PendingRun(functools.partial(_noted, functools.partial(self._read_persistent, G, B, report), note))
-        if lazy:
-            self._pending = pending
-            return pending
-        return pending.result()
+        fields.update(
+            weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n, monoid=s.monoid,
+            first_wins=s.first_wins, skip_settled=s.skip_settled, supports=supports, huge=huge,
+            max_rounds=min(max_rounds, 2**31 - 1), mode=PERSISTENT_MODES[mode], alpha=alpha, beta=beta,
+            unexplored=unexplored, fused=fused, hops=hops, delta=delta, threshold=threshold, widen_max=widen,
+            control=B.control, queue_a=B.queues[0], queue_b=B.queues[1], senders_a=B.senders[0],
+            senders_b=B.senders[1], huge_a=B.huge[0], huge_b=B.huge[1], counters=B.counters, edges=B.edges,
+            claim_bits=B.claim_bits, active_bits=B.active_bits, barrier=B.barrier, status=B.status, log=B.log,
+            log_rows=LOG_ROWS, far_a=B.far[0], far_b=B.far[1], far_bits=B.far_bits, far_n=B.far_n,
+            refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges,
+        )
+        blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
+        return PersistentPlan(kernel, blocks, persistent_args(fields), note, tuple(fields.values()))
 
     def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
         """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the

@@ -7,14 +7,44 @@ Kept apart from the backend so the sources can be generated and compiled with nv
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ...errors import StrategyError
+from ...errors import BackendError, StrategyError
 from . import runtime as rt
 
 MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
 # near-far's heavy pull: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK)
 HEAVY_CHUNK = 1024
+
+_persistent_fields: tuple[tuple[str, str], ...] | None = None  # GGPersistentArgs, read once (persistent_fields)
+
+
+def persistent_fields() -> tuple[tuple[str, str], ...]:
+    """The fields of struct GGPersistentArgs (kernels/persistent.cuh), in order, each (name, kind): "p" a pointer, "f"
+    a double, "i" an integer. Read from the header, one field a line and every field 8 bytes, so the host packs the
+    persistent kernel's one argument in the order the kernel reads it without a second list to keep in step."""
+    global _persistent_fields
+    if _persistent_fields is None:
+        text = (rt.KERNEL_DIR / "persistent.cuh").read_text()
+        body = text[text.index("struct GGPersistentArgs {"):]
+        body = body[body.index("{") + 1:body.index("\n};")]
+        fields = []
+        for line in body.splitlines():
+            declaration = line.split("//")[0].strip()
+            if not declaration:
+                continue
+            match = re.fullmatch(r"(?:const\s+)?(\w+)\s*(\*?)\s*(\w+);", declaration)
+            if match is None:
+                raise BackendError(f"kernels/persistent.cuh: GGPersistentArgs field {declaration!r} is not one 8-byte "
+                                    "scalar or pointer")
+            ctype, pointer, name = match.groups()
+            if not pointer and ctype not in ("i64", "u64", "double"):
+                raise BackendError(f"kernels/persistent.cuh: GGPersistentArgs field {name} is a {ctype}, not 8 bytes")
+            fields.append((name, "p" if pointer else "f" if ctype == "double" else "i"))
+        _persistent_fields = tuple(fields)
+    return _persistent_fields
+
 
 ADVANCE_KERNELS = {
     ("vertex_group", 1): "adv_vg1",
@@ -88,17 +118,19 @@ extern "C" __global__ void mask_to_queue(const unsigned char* mask, int n, int* 
 extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned char* mask) { gg_queue_to_mask(queue, qsize, mask); }
 extern "C" __global__ void set_bits(const int* queue, int qsize, u32* bits) { gg_set_bits(queue, (u32)qsize, bits); }
 extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) { gg_clear_bits(queue, (u32)qsize, bits); }
-// a single-source traversal's start: values inf, buffers inf but the source's 0, and [s] as the first worklist
-extern "C" __global__ void single_source(double* value, double* buffer, i64* start, int n, i64 s) {
+// a vertex program's start where no persistent launch makes it (its prologue does there): a single-source start
+// (s >= 0: values inf, buffers inf but the source's 0, and [s] as the first worklist where `start` is given) and the
+// messages filled with the monoid's identity (where `message` is given), in one launch
+extern "C" __global__ void program_start(double* value, double* buffer, i64* start, double* message, int n, i64 s,
+                                         double message_fill) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        value[i] = GG_INF;
-        buffer[i] = i == s ? 0.0 : GG_INF;
+        if (s >= 0) {
+            value[i] = GG_INF;
+            buffer[i] = i == s ? 0.0 : GG_INF;
+        }
+        if (message) message[i] = message_fill;
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) start[0] = s;
-}
-// a float64 array filled with one value (cupy.full's elementwise kernel costs several times a RawKernel's host time)
-extern "C" __global__ void fill_f64(double* a, int n, double x) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
+    if (start && blockIdx.x == 0 && threadIdx.x == 0) start[0] = s;
 }
 // BFS hop counts from float64 values: -1 where unreachable (inf); h[i] from d[index[i]] where an index is given (the
 // values of a renumbered traversal mapped back to the given ids in the same pass)
@@ -108,18 +140,13 @@ extern "C" __global__ void hop_counts(const double* d, const int* index, i64* h,
         h[i] = x == GG_INF ? -1 : (i64)x;
     }
 }
-// a persistent launch's first worklist (int64 or int32 vertices, as int32), its control words and a bitmap (a visited
-// bitmap taken by a new program state; clear_words 0: none) zeroed, and a new program state's messages filled with
-// the identity (fill_n 0: none), in one launch
+// a persistent advance's first worklist (int64 or int32 vertices, as int32) and its control words zeroed, in one launch
 extern "C" __global__ void persistent_start(const void* vertices, int wide, int qsize, int* queue, i64* control,
-                                           int control_words, u32* clear, int clear_words, double* fill, int fill_n,
-                                           double fill_value) {
+                                           int control_words) {
     const int stride = gridDim.x * blockDim.x;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < qsize; i += stride)
         queue[i] = wide ? (int)((const i64*)vertices)[i] : ((const int*)vertices)[i];
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < control_words; i += stride) control[i] = 0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < clear_words; i += stride) clear[i] = 0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < fill_n; i += stride) fill[i] = fill_value;
 }
 """
 
@@ -265,29 +292,18 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
     expand = _expand_struct(balancer)
     kernel = (
-        'extern "C" __global__ void __launch_bounds__(256, 2) persistent(const i64* offsets, const int* indices, '
-        "const float* weights, int weighted, const i64* t_offsets, const int* t_indices, const float* t_weights, int n, "
-        "double* value, double* buffer, double* message, int monoid, int first_wins, int skip_settled, int supports, "
-        "i64 huge, int qsize, int max_rounds, int mode, double alpha, double beta, double unexplored, int* qa, int* qb, int* sa, "
-        "int* sb, int* ha, int* hb, u32* counters, u64* edges, u32* claim_bits, u32* active_bits, u32* barrier, int* status, i64* log, "
-        "int log_rows, int fused, int hops, double delta, double threshold, int* fa, int* fb, u32* far_bits, u32* far_n, "
-        "u32* refill_n, u64* min_key, u32* visited, const double* params, const i64* heavy_offsets, "
-        "const int* heavy_indices, const float* heavy_weights, int* ba, int* bb, u32* bucket_bits, u32* bucket_n, "
-        "u64* heavy_edges, const i64* heavy_t_offsets, const int* heavy_t_indices, const float* heavy_t_weights, "
-        "u64 heavy_pull, const int* heavy_chunk_rows, const i64* heavy_chunk_first, const i64* heavy_chunk_last, "
-        "u32 heavy_chunks, int widen_max) {\n"
-        "    GGPersistentState st{{qa, qb}, {sa, sb}, {ha, hb}, counters, edges, claim_bits, (n + 31) / 32 + 1, "
-        "active_bits, barrier, status, log, log_rows, delta, {fa, fb}, far_bits, far_n, refill_n, min_key, visited, "
-        "heavy_offsets, heavy_indices, heavy_weights, {ba, bb}, bucket_bits, bucket_n, heavy_edges, heavy_t_offsets, "
-        "heavy_t_indices, heavy_t_weights, heavy_pull, heavy_chunk_rows, heavy_chunk_first, heavy_chunk_last, "
-        "heavy_chunks, widen_max};\n"
-        "    if (fused) {\n"
-        "        gg_fused_rounds<GGP, GGExpand>(offsets, indices, weights, weighted, value, buffer, message, monoid, "
-        "supports, qsize, max_rounds, threshold, hops, st, GGP{params});\n"
+        'extern "C" __global__ void __launch_bounds__(256, 2) persistent(const __grid_constant__ GGPersistentArgs a) {\n'
+        "    if (!gg_persistent_prologue(a)) return;\n"
+        "    GGPersistentState st = gg_persistent_state(a);\n"
+        "    if (a.fused) {\n"
+        "        gg_fused_rounds<GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, a.value, a.buffer, "
+        "a.message, (int)a.monoid, (int)a.supports, (int)a.qsize, (int)a.max_rounds, a.threshold, (int)a.hops, st, "
+        "GGP{a.params});\n"
         "        return;\n    }\n"
-        "    GGRules rules{mode, alpha, beta, unexplored};\n"
-        f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(offsets, indices, weights, weighted, t_offsets, "
-        "t_indices, t_weights, n, value, buffer, message, monoid, first_wins, skip_settled, supports, huge, qsize, max_rounds, "
-        "threshold, rules, st, GGP{params});\n}\n"
+        "    GGRules rules{(int)a.mode, a.alpha, a.beta, a.unexplored};\n"
+        f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, "
+        "a.t_offsets, a.t_indices, a.t_weights, (int)a.n, a.value, a.buffer, a.message, (int)a.monoid, (int)a.first_wins, "
+        "(int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, a.threshold, rules, st, "
+        "GGP{a.params});\n}\n"
     )
     return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n", INCLUDES, program_struct(program), expand, kernel])
