@@ -39,8 +39,8 @@ for name in ("resolve_source", "device_layout", "run_program"):
 for name in ("make_controller", "_device_rounds", "Trace"):
     wrap(PG, name)
 for name in ("single_source_start", "program_state", "program_persistent", "hop_counts", "_persistent_buffers",
-             "_persistent_visited", "_persistent_start", "_settle_pending", "_coresident_blocks", "_program_module", "graph",
-             "fill_state", "_persistent_plan"):
+             "_persistent_visited", "_persistent_start", "_settle_pending", "_coresident_blocks", "_program_module",
+             "graph", "fill_state", "_persistent_plan"):
     if hasattr(be, name):  # the names of the code measured (an older checkout lacks some)
         wrap(be, name)
 wrap(be._report, "enqueue")

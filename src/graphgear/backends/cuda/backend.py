@@ -79,7 +79,6 @@ def persistent_args(fields: dict[str, Any]) -> np.ndarray:
     return args
 
 
-
 def _uniform_or_array(vector: Any) -> tuple[Any, np.float64]:
     """A GGVector's two kernel arguments (kernels/pull.cuh): (array, 0) or (null, the value at every vertex)."""
     if isinstance(vector, (int, float, np.floating)):
@@ -288,8 +287,8 @@ class PersistentBuffers:
 class PersistentPlan:
     """One configuration of the persistent traversal kernel on a graph: the kernel, its blocks, the note for the
     trace, and its one argument (GGPersistentArgs) with every field packed but the program state's and the start's,
-    which each launch fills in (a BFS spent 80 us of host time building 65 separate arguments, H100 host). `keep`
-    holds the arrays whose addresses it packs."""
+    which each launch fills in: 64 arguments made and passed per launch took 85 us of host time, a copied struct 10
+    (H100 host, benchmarks/launch_arguments.py). `keep` holds the arrays whose addresses it packs."""
 
     kernel: Any
     blocks: int
@@ -921,8 +920,8 @@ class CudaBackend:
             value, buffer = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64)
         return CudaProgramState(
             value=self._float64(value, copy and source is None), buffer=self._float64(buffer, copy and source is None),
-            message=cp.empty(n, dtype=cp.float64), message_fill=IDENTITY[monoid], source=-1 if source is None else source,
-            send=None,
+            message=cp.empty(n, dtype=cp.float64), message_fill=IDENTITY[monoid],
+            source=-1 if source is None else source, send=None,
             params=self._device_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=None,  # made by _lookup / _persistent_visited when a strategy first asks for bitmask lookup
@@ -1041,7 +1040,8 @@ class CudaBackend:
                 huge=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 claim_bits=cp.zeros(2 * words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
                 control=control, counters=control[0:5].view(cp.uint32), edges=control[5:8].view(cp.uint64),
-                barrier=control[BARRIER_WORD:BARRIER_WORD + 1].view(cp.uint32), status=control[STATUS_WORD:STATUS_WORD + 2].view(cp.int32),
+                barrier=control[BARRIER_WORD:BARRIER_WORD + 1].view(cp.uint32),
+                status=control[STATUS_WORD:STATUS_WORD + 2].view(cp.int32),
                 log=control[CONTROL_WORDS:],
                 far=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 far_bits=cp.zeros(words, dtype=cp.uint32), far_n=control[11:12].view(cp.uint32),
@@ -1068,7 +1068,8 @@ class CudaBackend:
         """(the visited bitmap of a bitmask lookup, whether the launch must clear it): a program state's first one
         takes the graph's B.visited (allocated once; its previous owner gives it up and makes a clear one if it runs
         again, losing only skips: the bitmap filters, the buffer decides) and the persistent kernel's prologue clears
-        it in the same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). Null for status lookup."""
+        it in the same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). None for status
+        lookup."""
         if strategy.lookup != "bitmask" or not s.first_wins:
             return None, False
         if s.visited is not None:
@@ -1177,7 +1178,8 @@ class CudaBackend:
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
         # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
         report = self._report.enqueue(B.report)
-        pending = PendingRun(functools.partial(_noted, functools.partial(self._read_persistent, G, B, report), plan.note))
+        read = functools.partial(self._read_persistent, G, B, report)
+        pending = PendingRun(functools.partial(_noted, read, plan.note))
         if lazy:
             self._pending = pending
             return pending

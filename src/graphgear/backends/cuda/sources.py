@@ -292,7 +292,8 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
     expand = _expand_struct(balancer)
     kernel = (
-        'extern "C" __global__ void __launch_bounds__(256, 2) persistent(const __grid_constant__ GGPersistentArgs a) {\n'
+        'extern "C" __global__ void __launch_bounds__(256, 2) persistent('
+        "const __grid_constant__ GGPersistentArgs a) {\n"
         "    if (!gg_persistent_prologue(a)) return;\n"
         "    GGPersistentState st = gg_persistent_state(a);\n"
         "    if (a.fused) {\n"
@@ -302,8 +303,8 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "        return;\n    }\n"
         "    GGRules rules{(int)a.mode, a.alpha, a.beta, a.unexplored};\n"
         f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, "
-        "a.t_offsets, a.t_indices, a.t_weights, (int)a.n, a.value, a.buffer, a.message, (int)a.monoid, (int)a.first_wins, "
-        "(int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, a.threshold, rules, st, "
-        "GGP{a.params});\n}\n"
+        "a.t_offsets, a.t_indices, a.t_weights, (int)a.n, a.value, a.buffer, a.message, (int)a.monoid, "
+        "(int)a.first_wins, (int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, "
+        "a.threshold, rules, st, GGP{a.params});\n}\n"
     )
     return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n", INCLUDES, program_struct(program), expand, kernel])

@@ -132,8 +132,8 @@ struct GGPersistentState {
 
 // The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy spent 42 us of host time on a
 // launch of 64 separate arguments against 9.5 us for one struct (H100 host), time the GPU idles before a BFS starts.
-// Every field is 8 bytes, one to a line, in the order of backend.PERSISTENT_FIELDS, which packs them on the host (a
-// CPU test compares the two). `const __grid_constant__` keeps it in the parameter space, never copied per thread.
+// Every field is 8 bytes, one to a line: the host reads this struct from this file (sources.persistent_fields) and
+// packs the fields in this order. `const __grid_constant__` keeps it in the parameter space, never copied per thread.
 struct GGPersistentArgs {
     // the graph: the push CSR (light arcs only under the light/heavy split) and the pull CSC
     const i64* offsets;
@@ -225,11 +225,11 @@ __device__ __forceinline__ GGPersistentState gg_persistent_state(const GGPersist
                              a.heavy_chunk_first, a.heavy_chunk_last, (u32)a.heavy_chunks, (int)a.widen_max};
 }
 
-// The launch's start, before its first grid barrier: what three launches did before it (a single-source start's
-// values and buffers, the first worklist and the cleared control words, the message fill), which cost a BFS 90 us of
-// host time before its kernel. The control words are cleared but the barrier's (GG_BARRIER_WORD: every launch that
-// does not abort leaves 0 arrivals, and one that aborts drops the buffers) and the abort flag's (GG_STATUS_WORD),
-// which the blocks already waiting at the barrier read. Returns false after an abort.
+// The launch's start, before its first grid barrier: what two launches did before it (a single-source start's
+// values and buffers; the first worklist, the cleared control words and the message fill), 58 and 36 us of a BFS's
+// host time before its kernel (H100 host). The control words are cleared but the barrier's (GG_BARRIER_WORD: every
+// launch that does not abort leaves 0 arrivals, and one that aborts drops the buffers) and the abort flag's
+// (GG_STATUS_WORD), which the blocks already waiting at the barrier read. Returns false after an abort.
 __device__ __forceinline__ bool gg_persistent_prologue(const GGPersistentArgs& a) {
     const i64 stride = (i64)gridDim.x * blockDim.x;
     const i64 first = (i64)blockIdx.x * blockDim.x + threadIdx.x;
