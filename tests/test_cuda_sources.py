@@ -118,33 +118,36 @@ def test_modules_name_the_headers_they_include(tmp_path, monkeypatch):
     assert compiled[-1].startswith(f"// graphgear kernels/*.cuh {after}\n")
 
 
-def test_persistent_args_follow_the_kernel_struct():
-    """The persistent kernel's one argument: the host reads GGPersistentArgs' fields from the header (one 8-byte
-    field a line, in order) and packs each by its kind; every field the generated kernel reads is among them."""
+@pytest.mark.parametrize("header, struct, kernel", [
+    ("persistent.cuh", "GGPersistentArgs", lambda: sources.persistent_module(bfs.BFS_PROGRAM, "adv_twc", 1)),
+    ("power.cuh", "GGPowerArgs", lambda: ""),
+])
+def test_kernel_structs_follow_the_headers(header, struct, kernel):
+    """A kernel's one struct argument: the host reads its fields from the header (one 8-byte field a line, in order)
+    and packs each by its kind; every field the kernel reads (a.<name>) is among them."""
     import re
     from types import SimpleNamespace
 
-    from graphgear.backends.cuda.backend import PERSISTENT_WORD, persistent_args
+    from graphgear.backends.cuda.backend import KernelStruct
 
-    fields = sources.persistent_fields()
-    names = [name for name, _ in fields]
-    assert len(set(names)) == len(names) == len(PERSISTENT_WORD)
-    kinds = dict(fields)
-    assert (kinds["value"], kinds["alpha"], kinds["qsize"], kinds["heavy_pull"]) == ("p", "f", "i", "i")
-    kernel = sources.persistent_module(bfs.BFS_PROGRAM, "adv_twc", 1)
-    header = (rt.KERNEL_DIR / "persistent.cuh").read_text()
-    used = set(re.findall(r"\ba\.(\w+)", kernel + header[header.index("struct GGPersistentArgs {"):]))
+    layout = KernelStruct(header, struct)
+    names = [name for name, _ in layout.fields]
+    assert len(set(names)) == len(names) == len(layout.word) > 40
+    text = (rt.KERNEL_DIR / header).read_text()
+    used = set(re.findall(r"\ba\.(\w+)", kernel() + text[text.index(f"struct {struct} {{"):]))
     assert used and used <= set(names)
+    kinds = dict(layout.fields)
+    pointer, real, integer = (next(name for name in names if kinds[name] == kind) for kind in "pfi")
 
     def device(ptr):
         return SimpleNamespace(data=SimpleNamespace(ptr=ptr))
 
-    args = persistent_args({"value": device(0x1000), "alpha": 0.5, "qsize": 7, "visited": None, "source": -1})
-    assert args.shape == (1,) and args.dtype.itemsize == 8 * len(fields)
+    args = layout.pack({pointer: device(0x1000), real: 0.5, integer: -7})
+    assert args.shape == (1,) and args.dtype.itemsize == 8 * len(names)
     words, reals = args.view(np.int64), args.view(np.float64)
-    assert words[PERSISTENT_WORD["value"]] == 0x1000 and reals[PERSISTENT_WORD["alpha"]] == 0.5
-    assert words[PERSISTENT_WORD["qsize"]] == 7 and words[PERSISTENT_WORD["source"]] == -1
-    assert words[PERSISTENT_WORD["visited"]] == 0 and words[PERSISTENT_WORD["offsets"]] == 0
+    assert words[layout.word[pointer]] == 0x1000 and reals[layout.word[real]] == 0.5
+    assert words[layout.word[integer]] == -7 and np.count_nonzero(words) == 3
+    assert layout.pack({pointer: None, integer: np.uint64(5)}).view(np.int64)[layout.word[integer]] == 5
 
 
 def test_control_words_sit_where_the_kernel_expects_them():

@@ -59,24 +59,35 @@ PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 # neighbor_reduce and vertex_reduce combine float64 results by one of these: name -> (monoid code, identity)
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
-# the persistent traversal kernel's one argument (kernels/persistent.cuh GGPersistentArgs): each field's word
-PERSISTENT_FIELDS = sources.persistent_fields()
-PERSISTENT_WORD = {name: i for i, (name, _) in enumerate(PERSISTENT_FIELDS)}
+class KernelStruct:
+    """A kernel's one struct argument (kernels/*.cuh; sources.struct_fields): CuPy passes a one-element NumPy array by
+    value, as a struct. A launch of 64 separate arguments cost 45 us of host time (87 with the NumPy scalars made per
+    launch), one struct 10-13 (H100 hosts, benchmarks/launch_arguments.py)."""
+
+    def __init__(self, header: str, struct: str) -> None:
+        self.fields = sources.struct_fields(header, struct)
+        self.word = {name: i for i, (name, _) in enumerate(self.fields)}  # each field's 8-byte word
+        self.dtype = np.dtype((np.void, 8 * len(self.fields)))
+
+    def pack(self, values: dict[str, Any]) -> np.ndarray:
+        """The struct with the named fields set (a device array by its address, an integer pointer as it is) and the
+        rest 0 (null, off)."""
+        args = np.zeros(1, dtype=self.dtype)
+        words, reals = args.view(np.int64), args.view(np.float64)
+        for name, value in values.items():
+            i = self.word[name]
+            kind = self.fields[i][1]
+            if kind == "f":
+                reals[i] = value
+            elif kind == "i" or isinstance(value, (int, np.integer)):
+                words[i] = int(value)
+            else:
+                words[i] = 0 if value is None else value.data.ptr
+        return args
 
 
-def persistent_args(fields: dict[str, Any]) -> np.ndarray:
-    """GGPersistentArgs packed for the kernel: one element of 8 bytes a field (CuPy passes a one-element NumPy array
-    by value, as a struct), the named ones set (a device array by its address) and the rest 0 (null, off)."""
-    args = np.zeros(1, dtype=np.dtype((np.void, 8 * len(PERSISTENT_FIELDS))))
-    words, reals = args.view(np.int64), args.view(np.float64)
-    for name, value in fields.items():
-        i = PERSISTENT_WORD[name]
-        kind = PERSISTENT_FIELDS[i][1]
-        if kind == "f":
-            reals[i] = value
-        else:
-            words[i] = (0 if value is None else value.data.ptr) if kind == "p" else int(value)
-    return args
+PERSISTENT_ARGS = KernelStruct("persistent.cuh", "GGPersistentArgs")
+POWER_ARGS = KernelStruct("power.cuh", "GGPowerArgs")
 
 
 def _uniform_or_array(vector: Any) -> tuple[Any, np.float64]:
@@ -245,12 +256,13 @@ class ReducePlan:
 
 @dataclass
 class PowerPlan:
-    """The power iteration's kernel arguments that depend on the graph alone, built once (a launch's host time counts
-    in every call): the in-edge CSC, (rows or null, first row, count) per POWER_BINS bin, the hub chunks, and last the
-    hub rows (degree >= REDUCE_HUGE, summed by chunks with atomics; their sums are cleared a step ahead) and their
-    count."""
+    """The power iteration's kernel argument (GGPowerArgs) with the fields that depend on the graph alone packed once
+    (a launch's host time counts in every call): the in-edge CSC, (rows or null, first row, count) per POWER_BINS bin,
+    the hub chunks and the hub rows (degree >= REDUCE_HUGE, summed by chunks with atomics; their sums are cleared a
+    step ahead). `keep` holds the arrays whose addresses it packs."""
 
-    args: tuple
+    args: np.ndarray
+    keep: tuple
 
 
 @dataclass
@@ -789,20 +801,29 @@ class CudaBackend:
         fill_x = not isinstance(x, cp.ndarray)
         logged = min(max_iter, LOG_ROWS)
         scratch, control = self._power_scratch(G, n, logged)
-        row = [np.uint64(scratch.data.ptr + 8 * n * i) for i in range(5)]
+        row = [scratch.data.ptr + 8 * n * i for i in range(5)]
         ranks = x if not fill_x else (row[4] if order is not None else cp.empty(n, dtype=cp.float64))
         original = cp.empty(n, dtype=cp.float64) if order is not None else None
         control.data.memset_async(0, 8 * (32 + 2 * logged + 1))
         base = control.data.ptr
         self._settle_pending()  # it reads back through the same pinned report
-        args = (*power.args, np.int32(hubs), np.float64(alpha), *_uniform_or_array(teleport), *_uniform_or_array(d),
-                inv, ranks, np.int32(fill_x), np.float64(x if fill_x else 0.0), *row[:4], np.uint64(base + 128),
-                np.int32(max_iter), np.float64(threshold), np.uint64(base), np.uint64(base + 8), np.uint64(base + 256),
-                np.int32(logged), np.uint64(0) if order is None else order,
-                np.uint64(0) if order is None else original)
+        args = power.args.copy()
+        words, reals = args.view(np.int64), args.view(np.float64)
+        F = POWER_ARGS.word
+        (teleport, teleport_value), (d, d_value) = _uniform_or_array(teleport), _uniform_or_array(d)
+        for name, value in (("hubs", hubs), ("fill_x", fill_x), ("contrib0", row[0]), ("contrib1", row[1]),
+                            ("s0", row[2]), ("s1", row[3]), ("sums", base + 128), ("max_iter", max_iter),
+                            ("barrier", base), ("status", base + 8), ("log", base + 256), ("log_rows", logged)):
+            words[F[name]] = value
+        for name, value in (("teleport", teleport), ("d", d), ("inv", inv), ("x", ranks), ("order", order),
+                            ("original", original)):
+            words[F[name]] = value if isinstance(value, (int, np.integer)) else 0 if value is None else value.data.ptr
+        for name, value in (("alpha", alpha), ("teleport_value", teleport_value), ("d_value", d_value),
+                            ("x0", x if fill_x else 0.0), ("threshold", threshold)):
+            reals[F[name]] = value
         # a block per SM (the launch bounds say 1024 threads and 1 block an SM), at most persistent_blocks
         blocks = min(rt.multiprocessors(), self.persistent_blocks or rt.multiprocessors())
-        kernel((blocks,), (POWER_BLOCK,), args, shared_mem=8 * hubs)
+        kernel((blocks,), (POWER_BLOCK,), (args,), shared_mem=8 * hubs)
         early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
         (words,) = self._report.read(control[: 32 + 2 * early + 1])
         if min(int(words[1:2].view(np.int32)[1]), logged) > early:  # a longer log: all of it
@@ -860,10 +881,12 @@ class CudaBackend:
                 bins.append((np.uint64(0) if contiguous else rows, np.int32(first if contiguous else 0),
                              np.int32(rows.size)))
             hub_rows = (cp.unique(plan.rows) if plan.rows.size else cp.zeros(1, dtype=cp.int32)[:0]).astype(cp.int32)
-            power = G.reduce_plans["power"] = PowerPlan((
-                offsets, indices, weights, np.int32(G.weighted), np.int32(n), *(a for b in bins for a in b),
-                np.int64(REDUCE_HUGE), plan.rows, plan.first, plan.last, np.int32(plan.rows.size), hub_rows,
-                np.int32(hub_rows.size)))
+            fields = dict(offsets=offsets, indices=indices, weights=weights, weighted=G.weighted, n=n,
+                          huge=REDUCE_HUGE, chunk_rows=plan.rows, chunk_first=plan.first, chunk_last=plan.last,
+                          chunks=plan.rows.size, hub_rows=hub_rows, hub_count=hub_rows.size)
+            for i, (rows, first, count) in enumerate(bins):
+                fields.update({f"rows{i}": rows, f"first{i}": first, f"n{i}": count})
+            power = G.reduce_plans["power"] = PowerPlan(POWER_ARGS.pack(fields), tuple(fields.values()))
         return power
 
     def _heavy_sources(self, kernel: Any, n: int, degree_ordered: bool) -> int:
@@ -1150,7 +1173,7 @@ class CudaBackend:
                                                         light_heavy)
         args = plan.args.copy()
         words, reals = args.view(np.int64), args.view(np.float64)
-        F = PERSISTENT_WORD
+        F = PERSISTENT_ARGS.word
         if worklist is None:
             if s.source < 0:
                 raise StrategyError("program_persistent: no worklist, and the program state has no single-source start")
@@ -1240,7 +1263,7 @@ class CudaBackend:
             refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges,
         )
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
-        return PersistentPlan(kernel, blocks, persistent_args(fields), note, tuple(fields.values()))
+        return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))
 
     def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
         """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the

@@ -17,33 +17,34 @@ MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
 # near-far's heavy pull: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK)
 HEAVY_CHUNK = 1024
 
-_persistent_fields: tuple[tuple[str, str], ...] | None = None  # GGPersistentArgs, read once (persistent_fields)
+_struct_fields: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}  # struct_fields, read once each
 
 
-def persistent_fields() -> tuple[tuple[str, str], ...]:
-    """The fields of struct GGPersistentArgs (kernels/persistent.cuh), in order, each (name, kind): "p" a pointer, "f"
-    a double, "i" an integer. Read from the header, one field a line and every field 8 bytes, so the host packs the
-    persistent kernel's one argument in the order the kernel reads it without a second list to keep in step."""
-    global _persistent_fields
-    if _persistent_fields is None:
-        text = (rt.KERNEL_DIR / "persistent.cuh").read_text()
-        body = text[text.index("struct GGPersistentArgs {"):]
+def struct_fields(header: str, struct: str) -> tuple[tuple[str, str], ...]:
+    """The fields of a kernel's argument struct (kernels/persistent.cuh GGPersistentArgs, kernels/power.cuh
+    GGPowerArgs), in order, each (name, kind): "p" a pointer, "f" a double, "i" an integer. Read from the header, one
+    field a line and every field 8 bytes, so the host packs the kernel's one argument in the order the kernel reads
+    it without a second list to keep in step."""
+    fields = _struct_fields.get((header, struct))
+    if fields is None:
+        text = (rt.KERNEL_DIR / header).read_text()
+        body = text[text.index(f"struct {struct} {{"):]
         body = body[body.index("{") + 1:body.index("\n};")]
-        fields = []
+        found = []
         for line in body.splitlines():
             declaration = line.split("//")[0].strip()
             if not declaration:
                 continue
             match = re.fullmatch(r"(?:const\s+)?(\w+)\s*(\*?)\s*(\w+);", declaration)
             if match is None:
-                raise BackendError(f"kernels/persistent.cuh: GGPersistentArgs field {declaration!r} is not one 8-byte "
-                                    "scalar or pointer")
+                raise BackendError(f"kernels/{header}: {struct} field {declaration!r} is not one 8-byte scalar or "
+                                   "pointer")
             ctype, pointer, name = match.groups()
             if not pointer and ctype not in ("i64", "u64", "double"):
-                raise BackendError(f"kernels/persistent.cuh: GGPersistentArgs field {name} is a {ctype}, not 8 bytes")
-            fields.append((name, "p" if pointer else "f" if ctype == "double" else "i"))
-        _persistent_fields = tuple(fields)
-    return _persistent_fields
+                raise BackendError(f"kernels/{header}: {struct} field {name} is a {ctype}, not 8 bytes")
+            found.append((name, "p" if pointer else "f" if ctype == "double" else "i"))
+        fields = _struct_fields[(header, struct)] = tuple(found)
+    return fields
 
 
 ADVANCE_KERNELS = {

@@ -132,7 +132,7 @@ struct GGPersistentState {
 
 // The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy spent 42 us of host time on a
 // launch of 64 separate arguments against 9.5 us for one struct (H100 host), time the GPU idles before a BFS starts.
-// Every field is 8 bytes, one to a line: the host reads this struct from this file (sources.persistent_fields) and
+// Every field is 8 bytes, one to a line: the host reads this struct from this file (sources.struct_fields) and
 // packs the fields in this order. `const __grid_constant__` keeps it in the parameter space, never copied per thread.
 struct GGPersistentArgs {
     // the graph: the push CSR (light arcs only under the light/heavy split) and the pull CSC

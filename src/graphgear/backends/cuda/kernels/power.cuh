@@ -45,7 +45,7 @@
 // launch bounds say 1 block an SM: without it ptxas capped the registers at 32 and spilled (48 with it).
 // The log: row t is (stamp t, change t) at log[2t], log[2t + 1] (stamp t + 1 ends iteration t), right after the control
 // words, so the host reads status, slots and the first rows with one copy.
-extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1) gg_power_iteration(
+__device__ __forceinline__ void gg_power_iterate(
     const i64* offsets, const int* indices, const float* weights, int weighted, int n,
     const int* rows0, int first0, int n0, const int* rows1, int first1, int n1, const int* rows2, int first2, int n2,
     i64 huge, const int* chunk_rows, const i64* chunk_first, const i64* chunk_last, int chunks, const int* hub_rows,
@@ -129,4 +129,63 @@ extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1) gg_power_iteration(
     if (order)
         for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
             original[order[v]] = x[v];
+}
+
+// The kernel's arguments as ONE struct passed by value (as the persistent traversal kernel's GGPersistentArgs): the
+// 44 separate ones cost a PageRank call about 120 us of host time before the kernel (H100 host). One 8-byte field a
+// line, in gg_power_iterate's order; the host reads the struct from this file (sources.struct_fields) and packs it.
+struct GGPowerArgs {
+    const i64* offsets;
+    const int* indices;
+    const float* weights;
+    i64 weighted;
+    i64 n;
+    const int* rows0;
+    i64 first0;
+    i64 n0;
+    const int* rows1;
+    i64 first1;
+    i64 n1;
+    const int* rows2;
+    i64 first2;
+    i64 n2;
+    i64 huge;
+    const int* chunk_rows;
+    const i64* chunk_first;
+    const i64* chunk_last;
+    i64 chunks;
+    const int* hub_rows;
+    i64 hub_count;
+    i64 hubs;
+    double alpha;
+    const double* teleport;
+    double teleport_value;
+    const double* d;
+    double d_value;
+    const double* inv;
+    double* x;
+    i64 fill_x;
+    double x0;
+    double* contrib0;
+    double* contrib1;
+    double* s0;
+    double* s1;
+    double* sums;
+    i64 max_iter;
+    double threshold;
+    u32* barrier;
+    int* status;
+    u64* log;
+    i64 log_rows;
+    const int* order;
+    double* original;
+};
+
+extern "C" __global__ void __launch_bounds__(GG_BLOCK, 1) gg_power_iteration(const __grid_constant__ GGPowerArgs a) {
+    gg_power_iterate(a.offsets, a.indices, a.weights, (int)a.weighted, (int)a.n, a.rows0, (int)a.first0, (int)a.n0,
+                     a.rows1, (int)a.first1, (int)a.n1, a.rows2, (int)a.first2, (int)a.n2, a.huge, a.chunk_rows,
+                     a.chunk_first, a.chunk_last, (int)a.chunks, a.hub_rows, (int)a.hub_count, (int)a.hubs, a.alpha,
+                     a.teleport, a.teleport_value, a.d, a.d_value, a.inv, a.x, (int)a.fill_x, a.x0, a.contrib0,
+                     a.contrib1, a.s0, a.s1, a.sums, (int)a.max_iter, a.threshold, a.barrier, a.status, a.log,
+                     (int)a.log_rows, a.order, a.original);
 }
