@@ -20,6 +20,16 @@ def resolve_source(graph: Any, source: Any) -> int:
     return int(graph.vertex_index(source))
 
 
+def check_non_negative_weights(graph: Any, algorithm: str) -> None:
+    """GraphError naming the most negative arc (its ends in the user's ids) where `algorithm` needs weights >= 0;
+    one pass over the weights per graph (Graph.lightest_arc)."""
+    k, lightest = graph.lightest_arc()
+    if lightest < 0:
+        u = int(np.searchsorted(graph.offsets, k, side="right")) - 1
+        src, dst = graph.vertex_labels(np.array([u, int(graph.indices[k])])).tolist()
+        raise GraphError(f"{algorithm} needs non-negative weights: arc {src} -> {dst} has weight {lightest!r}")
+
+
 def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
     """[v] as a one-element array of the backend's module (a first worklist, a kernel's scalar argument), made by a
     fill: xp.asarray([v]) on the GPU is a host-to-device copy, a round trip of its own (tens of microseconds on a BFS

@@ -69,6 +69,7 @@ from ..graph.graph import Graph
 from ..graph.layout import check_layout, device_layout
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
+from ._common import check_non_negative_weights
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
@@ -286,9 +287,7 @@ def pagerank(
         trace = Trace(algorithm="pagerank", backend=be.name)
         return PageRankResult(np.zeros(0, dtype=np.float64), iterations=0, trace=trace, graph=graph,
                               seconds=time.perf_counter() - start)
-    if graph.weights is not None and graph.num_arcs and float(graph.weights.min()) < 0:
-        k = int(np.argmin(graph.weights))
-        raise GraphError(f"PageRank needs non-negative weights; arc {k} has weight {float(graph.weights[k])}")
+    check_non_negative_weights(graph, "PageRank")
     p = _distribution(graph, personalization, "personalization")
     x0 = _distribution(graph, nstart, "nstart")
     d = _distribution(graph, dangling, "dangling")

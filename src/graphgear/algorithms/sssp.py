@@ -66,7 +66,7 @@ from ..graph.layout import device_layout
 from ..operators import ACTIVATE, STOP
 from ..program import ProgramRun, VertexProgram, run_program
 from ..results import Deferred, SSSPResult
-from ._common import APPLY_SMALLER, one_vertex, predecessors_from_distances, resolve_source
+from ._common import APPLY_SMALLER, check_non_negative_weights, one_vertex, predecessors_from_distances, resolve_source
 from .bfs import bfs
 
 __all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
@@ -243,19 +243,15 @@ class LabelCorrectingTraversal(TraversalController):
 # ------------------------------------------------------------------------------------------------------ parameters
 def check_weights(graph: Any) -> tuple[float, float, float]:
     """(mean (of a sample of 65,536 arcs), smallest, smallest positive weight (0 when there is none)); GraphError
-    naming the first negative arc."""
+    naming the most negative arc."""
     cached = getattr(graph, "_sssp_weight_check", None)
     if cached is not None:  # a pass over every weight: once per graph
         return cached
     w = graph.weights
     if w.size == 0:
         return 0.0, 0.0, 0.0
-    low = float(w.min())
-    if low < 0:
-        k = int(np.argmax(w < 0))
-        u = int(np.searchsorted(graph.offsets, k, side="right")) - 1
-        src, dst = graph.vertex_labels(np.array([u, int(graph.indices[k])])).tolist()
-        raise GraphError(f"SSSP needs non-negative weights: arc {src} -> {dst} has weight {float(w[k])!r}")
+    check_non_negative_weights(graph, "SSSP")
+    low = graph.lightest_arc()[1]
     mean = float(w[:: max(1, w.size // 65536)].mean(dtype=np.float64))  # a strided sample sizes the buckets
     positive = low if low > 0 else float(w[w > 0].min()) if mean > 0 else 0.0
     graph._sssp_weight_check = (mean, low, positive)

@@ -69,6 +69,7 @@ class Graph:
         self._stats: dict[str, Any] | None = None
         self._degree_stats: dict[str, Any] | None = None
         self._self_loops: int | None = None
+        self._lightest_arc: tuple[int, float] | None = None
         self._label_index: dict[Any, int] | None = None
         self.device_cache: dict[str, Any] = {}  # filled by backends: device copies of the arrays above
         self.layouts: dict[str, Any] = {}  # filled by graph.layout: renumbered copies (degree renumbering)
@@ -210,6 +211,16 @@ class Graph:
     def in_degree(self) -> np.ndarray:
         """int64[V]: in-degree of every vertex."""
         return np.diff(self.csc()[0])
+
+    def lightest_arc(self) -> tuple[int, float]:
+        """(index, weight) of the first arc of the smallest weight; (-1, inf) without weights or arcs. Cached: the
+        algorithms that refuse negative weights ask it on every call, and the pass over the weights takes tens of
+        milliseconds on a graph of 60 million arcs."""
+        if self._lightest_arc is None:
+            w = self.weights
+            k = -1 if w is None or w.size == 0 else int(np.argmin(w))
+            self._lightest_arc = (k, float(w[k]) if k >= 0 else np.inf)
+        return self._lightest_arc
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """(offsets, indices, weights) of the in-edges, each column sorted by source; built once, then cached."""
