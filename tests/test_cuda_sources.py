@@ -135,7 +135,7 @@ def test_kernel_structs_follow_the_headers(header, struct, kernel):
     assert len(set(names)) == len(names) == len(layout.word) > 40
     text = (rt.KERNEL_DIR / header).read_text()
     used = set(re.findall(r"\ba\.(\w+)", kernel() + text[text.index(f"struct {struct} {{"):]))
-    assert used and used <= set(names)
+    assert used and used <= {re.split(r"[.\[]", name)[0] for name in names}
     kinds = dict(layout.fields)
     pointer, real, integer = (next(name for name in names if kinds[name] == kind) for kind in "pfi")
 
@@ -148,6 +148,44 @@ def test_kernel_structs_follow_the_headers(header, struct, kernel):
     assert words[layout.word[pointer]] == 0x1000 and reals[layout.word[real]] == 0.5
     assert words[layout.word[integer]] == -7 and np.count_nonzero(words) == 3
     assert layout.pack({pointer: None, integer: np.uint64(5)}).view(np.int64)[layout.word[integer]] == 5
+
+
+def test_struct_fields_nest_and_expand_arrays():
+    """A struct field of another struct of the header is its words, named through it; an array of pointers a word
+    per element; pack takes a dict and a sequence for them, and `into` keeps the fields it does not name."""
+    from types import SimpleNamespace
+
+    from graphgear.backends.cuda.backend import KernelStruct
+
+    layout = KernelStruct("persistent.cuh", "GGPersistentArgs")
+    names = [name for name, _ in layout.fields]
+    assert names[-1] == "st.widen_max" and names.index("st.queue[1]") == names.index("st.queue[0]") + 1
+    assert dict(layout.fields)["st.delta"] == "f" and "visited" not in names and "st.visited" in names
+    queues = (SimpleNamespace(data=SimpleNamespace(ptr=0x10)), SimpleNamespace(data=SimpleNamespace(ptr=0x20)))
+    template = layout.pack({"n": 9, "st": {"queue": queues, "delta": 2.5}})
+    args = layout.pack({"st": {"visited": 0x30}, "qsize": 1}, into=template.copy())
+    words, reals = args.view(np.int64), args.view(np.float64)
+    assert [words[layout.word[f"st.queue[{i}]"]] for i in (0, 1)] == [0x10, 0x20]
+    assert reals[layout.word["st.delta"]] == 2.5 and words[layout.word["n"]] == 9
+    assert words[layout.word["st.visited"]] == 0x30 and words[layout.word["qsize"]] == 1
+    assert np.count_nonzero(template.view(np.int64)) == 4  # the template is not changed by a launch's copy
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+@pytest.mark.parametrize("header, struct", [("persistent.cuh", "GGPersistentArgs"), ("power.cuh", "GGPowerArgs")])
+def test_kernel_struct_offsets_match_the_packing(tmp_path, header, struct):
+    """The compiler puts every field where the host packs it: word i at byte 8i, and nothing after the last."""
+    from graphgear.backends.cuda.backend import KernelStruct
+
+    layout = KernelStruct(header, struct)
+    checks = "".join(f'static_assert(__builtin_offsetof({struct}, {name}) == {8 * i}, "{name}");\n'
+                     for i, (name, _) in enumerate(layout.fields))
+    path = tmp_path / "offsets.cu"
+    path.write_text(f'#define GG_BLOCK 1024\n#include "{header}"\n{checks}'
+                    f'static_assert(sizeof({struct}) == {8 * len(layout.fields)}, "size");\n')
+    result = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "-c", "-o", str(tmp_path / "offsets.o"),
+                             f"-I{rt.KERNEL_DIR}", str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
 
 
 def test_control_words_sit_where_the_kernel_expects_them():

@@ -67,23 +67,40 @@ class KernelStruct:
     def __init__(self, header: str, struct: str) -> None:
         self.fields = sources.struct_fields(header, struct)
         self.word = {name: i for i, (name, _) in enumerate(self.fields)}  # each field's 8-byte word
+        self.real = {i for i, (_, kind) in enumerate(self.fields) if kind == "f"}  # the doubles' words
+        self.pointer = {i for i, (_, kind) in enumerate(self.fields) if kind == "p"}
         self.dtype = np.dtype((np.void, 8 * len(self.fields)))
 
-    def pack(self, values: dict[str, Any]) -> np.ndarray:
-        """The struct with the named fields set (a device array by its address, an integer pointer as it is) and the
-        rest 0 (null, off)."""
-        args = np.zeros(1, dtype=self.dtype)
-        words, reals = args.view(np.int64), args.view(np.float64)
+    def pack(self, values: dict[str, Any], into: np.ndarray | None = None) -> np.ndarray:
+        """The struct with the named fields set and the rest 0 (null, off), or `into` (a plan's template, copied per
+        launch) with its other fields as they were. A value is a device array (its address), an integer pointer,
+        None (null) or a number; a sequence for an array field (its elements), a dict for a struct field (its
+        fields, by name), or a field named as in `fields` ("st.visited"). Per launch, so kept lean (about 0.2 us a
+        field): a BFS's kernel waits for it."""
+        args = np.zeros(1, dtype=self.dtype) if into is None else into
+        words, reals = args.view(np.int64), None
+        word, real, pointer = self.word, self.real, self.pointer
         for name, value in values.items():
-            i = self.word[name]
-            kind = self.fields[i][1]
-            if kind == "f":
+            i = word.get(name)
+            if i is None:  # a struct field, an array field or a name the struct lacks
+                self.pack(self._flat(name, value), into=args)
+            elif i in real:
+                if reals is None:
+                    reals = args.view(np.float64)
                 reals[i] = value
-            elif kind == "i" or isinstance(value, (int, np.integer)):
-                words[i] = int(value)
+            elif i in pointer and type(value) is not int:  # a device array, None or a NumPy integer address
+                words[i] = 0 if value is None else value if isinstance(value, np.integer) else value.data.ptr
             else:
-                words[i] = 0 if value is None else value.data.ptr
+                words[i] = value
         return args
+
+    def _flat(self, name: str, value: Any) -> dict[str, Any]:
+        """A struct field's or an array field's value as its words' names and values."""
+        if isinstance(value, dict):
+            return {f"{name}.{inner}": item for inner, item in value.items()}
+        if isinstance(value, (tuple, list)) and f"{name}[0]" in self.word:
+            return {f"{name}[{k}]": item for k, item in enumerate(value)}
+        raise KeyError(f"{name} is not a field of the kernel's struct")
 
 
 PERSISTENT_ARGS = KernelStruct("persistent.cuh", "GGPersistentArgs")
@@ -1171,31 +1188,26 @@ class CudaBackend:
         if plan is None:
             plan = B.plans[key] = self._persistent_plan(G, B, s, strategy, mode, rules, max_rounds, delta, threshold,
                                                         light_heavy)
-        args = plan.args.copy()
-        words, reals = args.view(np.int64), args.view(np.float64)
-        F = PERSISTENT_ARGS.word
+        fields: dict[str, Any] = dict(source=s.source, value=s.value, buffer=s.buffer, message=s.message,
+                                      params=s.params)
         if worklist is None:
             if s.source < 0:
                 raise StrategyError("program_persistent: no worklist, and the program state has no single-source start")
-            words[F["qsize"]] = 1
+            fields["qsize"] = 1
         else:
             vertices = worklist.vertices()
             if vertices.dtype != np.int64 and vertices.dtype != np.int32:
                 vertices = vertices.astype(np.int64)
             vertices = self.xp.ascontiguousarray(vertices)
-            words[F["vertices"]], words[F["wide"]] = vertices.data.ptr, vertices.dtype.itemsize == 8
-            words[F["qsize"]] = vertices.size
-        words[F["source"]] = s.source
+            fields.update(vertices=vertices, wide=vertices.dtype.itemsize == 8, qsize=vertices.size)
         s.source = -1
         if s.message_fill is not None:
-            words[F["fill_message"]], reals[F["message_fill"]] = 1, s.message_fill
+            fields.update(fill_message=1, message_fill=s.message_fill)
             s.message_fill = None
         visited, clear = self._persistent_visited(s, strategy, B)
         if visited is not None:
-            words[F["visited"]] = visited.data.ptr
-            words[F["clear_words"]] = visited.size if clear else 0
-        words[F["value"]], words[F["buffer"]] = s.value.data.ptr, s.buffer.data.ptr
-        words[F["message"]], words[F["params"]] = s.message.data.ptr, s.params.data.ptr
+            fields["st.visited"], fields["clear_words"] = visited, visited.size if clear else 0
+        args = PERSISTENT_ARGS.pack(fields, into=plan.args.copy())
         plan.kernel((plan.blocks,), (rt.BLOCK,), (args,))
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
@@ -1235,18 +1247,19 @@ class CudaBackend:
         fused = not light_heavy and mode == "push" and s.monoid != MONOIDS["sum"] and (
             hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
         fields: dict[str, Any] = dict(offsets=G.offsets, indices=G.indices, weights=G.weights)
+        state: dict[str, Any] = {}  # GGPersistentState's fields
         pull_from = 0
         if light_heavy:
             (fields["offsets"], fields["indices"], fields["weights"]), heavy = G.light_heavy(delta)
             self._bucket_lists(G, B)  # its bucket bits clear: every launch leaves them so (an aborted one drops B)
-            fields.update(heavy_offsets=heavy[0], heavy_indices=heavy[1], heavy_weights=heavy[2], bucket_a=B.bucket[0],
-                          bucket_b=B.bucket[1], bucket_bits=B.bucket_bits)
+            state.update(heavy_offsets=heavy[0], heavy_indices=heavy[1], heavy_weights=heavy[2], bucket=B.bucket,
+                         bucket_bits=B.bucket_bits)
             csc = G.heavy_csc(delta) if self.heavy_pull_ratio else None
             if csc is not None:  # the heavy rows' pull: the CSC, from how many heavy arcs a bucket pulls, the chunks
                 pull_from = max(1, int(heavy[1].size) // self.heavy_pull_ratio)
-                fields.update(heavy_t_offsets=csc[0], heavy_t_indices=csc[1], heavy_t_weights=csc[2],
-                              heavy_pull=pull_from, heavy_chunk_rows=csc[3], heavy_chunk_first=csc[4],
-                              heavy_chunk_last=csc[5], heavy_chunks=int(csc[3].size))
+                state.update(heavy_t_offsets=csc[0], heavy_t_indices=csc[1], heavy_t_weights=csc[2],
+                             heavy_pull=pull_from, heavy_chunk_rows=csc[3], heavy_chunk_first=csc[4],
+                             heavy_chunk_last=csc[5], heavy_chunks=int(csc[3].size))
         widen = 0 if delta <= 0 or high_diameter(G.num_arcs, n) else self.bucket_widen_max
         note = (f"; a bucket's heavy rows pulled when its senders hold >= {pull_from:,} heavy arcs" if pull_from
                 else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
@@ -1255,13 +1268,13 @@ class CudaBackend:
             weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n, monoid=s.monoid,
             first_wins=s.first_wins, skip_settled=s.skip_settled, supports=supports, huge=huge,
             max_rounds=min(max_rounds, 2**31 - 1), mode=PERSISTENT_MODES[mode], alpha=alpha, beta=beta,
-            unexplored=unexplored, fused=fused, hops=hops, delta=delta, threshold=threshold, widen_max=widen,
-            control=B.control, queue_a=B.queues[0], queue_b=B.queues[1], senders_a=B.senders[0],
-            senders_b=B.senders[1], huge_a=B.huge[0], huge_b=B.huge[1], counters=B.counters, edges=B.edges,
-            claim_bits=B.claim_bits, active_bits=B.active_bits, barrier=B.barrier, status=B.status, log=B.log,
-            log_rows=LOG_ROWS, far_a=B.far[0], far_b=B.far[1], far_bits=B.far_bits, far_n=B.far_n,
-            refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges,
-        )
+            unexplored=unexplored, fused=fused, hops=hops, threshold=threshold, control=B.control)
+        state.update(
+            queue=B.queues, senders=B.senders, huge=B.huge, counters=B.counters, edges=B.edges,
+            claim_bits=B.claim_bits, words=rt.bitmap_words(n), active_bits=B.active_bits, barrier=B.barrier,
+            status=B.status, log=B.log, log_rows=LOG_ROWS, delta=delta, far=B.far, far_bits=B.far_bits, far_n=B.far_n,
+            refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges, widen_max=widen)
+        fields["st"] = state
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
         return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))
 

@@ -21,28 +21,33 @@ _struct_fields: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}  # struc
 
 
 def struct_fields(header: str, struct: str) -> tuple[tuple[str, str], ...]:
-    """The fields of a kernel's argument struct (kernels/persistent.cuh GGPersistentArgs, kernels/power.cuh
+    """The 8-byte words of a kernel's argument struct (kernels/persistent.cuh GGPersistentArgs, kernels/power.cuh
     GGPowerArgs), in order, each (name, kind): "p" a pointer, "f" a double, "i" an integer. Read from the header, one
     field a line and every field 8 bytes, so the host packs the kernel's one argument in the order the kernel reads
-    it without a second list to keep in step."""
+    it without a second list to keep in step. An array of pointers gives a word per element ("queue[0]", "queue[1]");
+    a field whose type is another struct of the header is that struct's words, named through it ("st.barrier")."""
     fields = _struct_fields.get((header, struct))
     if fields is None:
         text = (rt.KERNEL_DIR / header).read_text()
         body = text[text.index(f"struct {struct} {{"):]
         body = body[body.index("{") + 1:body.index("\n};")]
-        found = []
+        found: list[tuple[str, str]] = []
         for line in body.splitlines():
             declaration = line.split("//")[0].strip()
             if not declaration:
                 continue
-            match = re.fullmatch(r"(?:const\s+)?(\w+)\s*(\*?)\s*(\w+);", declaration)
+            match = re.fullmatch(r"(?:const\s+)?(\w+)\s*(\*?)\s*(\w+)(?:\[(\d+)\])?;", declaration)
             if match is None:
                 raise BackendError(f"kernels/{header}: {struct} field {declaration!r} is not one 8-byte scalar or "
                                    "pointer")
-            ctype, pointer, name = match.groups()
-            if not pointer and ctype not in ("i64", "u64", "double"):
+            ctype, pointer, name, count = match.groups()
+            if not pointer and f"struct {ctype} {{" in text and count is None:
+                found += [(f"{name}.{inner}", kind) for inner, kind in struct_fields(header, ctype)]
+            elif not pointer and ctype not in ("i64", "u64", "double"):
                 raise BackendError(f"kernels/{header}: {struct} field {name} is a {ctype}, not 8 bytes")
-            found.append((name, "p" if pointer else "f" if ctype == "double" else "i"))
+            else:
+                kind = "p" if pointer else "f" if ctype == "double" else "i"
+                found += [(name, kind)] if count is None else [(f"{name}[{i}]", kind) for i in range(int(count))]
         fields = _struct_fields[(header, struct)] = tuple(found)
     return fields
 
@@ -296,16 +301,15 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         'extern "C" __global__ void __launch_bounds__(256, 2) persistent('
         "const __grid_constant__ GGPersistentArgs a) {\n"
         "    if (!gg_persistent_prologue(a)) return;\n"
-        "    GGPersistentState st = gg_persistent_state(a);\n"
         "    if (a.fused) {\n"
         "        gg_fused_rounds<GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, a.value, a.buffer, "
-        "a.message, (int)a.monoid, (int)a.supports, (int)a.qsize, (int)a.max_rounds, a.threshold, (int)a.hops, st, "
+        "a.message, (int)a.monoid, (int)a.supports, (int)a.qsize, (int)a.max_rounds, a.threshold, (int)a.hops, a.st, "
         "GGP{a.params});\n"
         "        return;\n    }\n"
         "    GGRules rules{(int)a.mode, a.alpha, a.beta, a.unexplored};\n"
         f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, "
         "a.t_offsets, a.t_indices, a.t_weights, (int)a.n, a.value, a.buffer, a.message, (int)a.monoid, "
         "(int)a.first_wins, (int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, "
-        "a.threshold, rules, st, GGP{a.params});\n}\n"
+        "a.threshold, rules, a.st, GGP{a.params});\n}\n"
     )
     return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n", INCLUDES, program_struct(program), expand, kernel])

@@ -87,6 +87,8 @@ __device__ __forceinline__ u32 gg_load(const u32* p) { return *(volatile const u
 __device__ __forceinline__ u64 gg_load(const u64* p) { return *(volatile const u64*)p; }
 
 // Everything the persistent kernel keeps besides the program's arrays (allocated once per graph by the backend).
+// Part of the kernel's one argument (GGPersistentArgs.st), so every field is 8 bytes (a pointer, i64, u64 or
+// double; arrays of pointers), one to a line: the host packs it as read from this file (sources.struct_fields).
 struct GGPersistentState {
     int* queue[2];      // Q and Q', swapped each round
     int* senders[2];    // S by round parity (the previous round's S clears its active bits)
@@ -94,12 +96,12 @@ struct GGPersistentState {
     u32* counters;      // 3 slots x 3: |S|, |Q'|, |H|   (slot r % 3; slot (r + 1) % 3 is reset in round r)
     u64* edges;         // 3 slots: outDegree(S)
     u32* claim_bits;    // exact duplicate removal of Q' (fused rounds: two bitmaps of `words` words, by parity)
-    int words;
+    i64 words;          // words of a bitmap over the vertices: (n + 31) / 32 + 1
     u32* active_bits;   // S as a bitmap for pull
     u32* barrier;       // 2 words
     int* status;        // [0] abort, [1] rounds run, [2] final |Q|, [3] index of the queue holding Q
     i64* log;           // GG_LOG_FIELDS per round, log_rows rounds at most (later rounds are counted, not logged)
-    int log_rows;
+    i64 log_rows;
     double delta;       // near-far bucket width (0: off)
     int* far[2];        // the far pile and the next one
     u32* far_bits;      // in the far pile already
@@ -126,14 +128,15 @@ struct GGPersistentState {
     const int* heavy_chunk_rows;   // the CSC's rows of >= GG_HEAVY_CHUNK arcs in chunks of that many: row, first, end
     const i64* heavy_chunk_first;
     const i64* heavy_chunk_last;
-    u32 heavy_chunks;
-    int widen_max;      // near-far: bucket widths up to delta * 2^widen_max (gg_next_bucket; 0: always delta)
+    u64 heavy_chunks;
+    i64 widen_max;      // near-far: bucket widths up to delta * 2^widen_max (gg_next_bucket; 0: always delta)
 };
 
 // The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy spent 42 us of host time on a
 // launch of 64 separate arguments against 9.5 us for one struct (H100 host), time the GPU idles before a BFS starts.
-// Every field is 8 bytes, one to a line: the host reads this struct from this file (sources.struct_fields) and
-// packs the fields in this order. `const __grid_constant__` keeps it in the parameter space, never copied per thread.
+// Every field is 8 bytes (GGPersistentState's too), one to a line: the host reads this struct from this file
+// (sources.struct_fields) and packs the fields in this order; tests/test_cuda_sources.py checks each field's offset
+// with nvcc. `const __grid_constant__` keeps it in the parameter space, never copied per thread.
 struct GGPersistentArgs {
     // the graph: the push CSR (light arcs only under the light/heavy split) and the pull CSC
     const i64* offsets;
@@ -144,12 +147,11 @@ struct GGPersistentArgs {
     const int* t_indices;
     const float* t_weights;
     i64 n;
-    // the program state
+    // the program state (its visited bitmap: st.visited)
     double* value;
     double* buffer;
     double* message;
     const double* params;
-    u32* visited;
     i64 monoid;
     i64 first_wins;
     i64 skip_settled;
@@ -160,7 +162,7 @@ struct GGPersistentArgs {
     i64 source;            // >= 0: values inf, buffers inf but 0 at the source (a single-source start); -1: as they are
     i64 fill_message;      // fill the messages with message_fill
     double message_fill;
-    i64 clear_words;       // words of `visited` to clear (a bitmap newly taken by this state)
+    i64 clear_words;       // words of st.visited to clear (a bitmap newly taken by this state)
     // the rounds
     i64 supports;
     i64 huge;
@@ -171,59 +173,11 @@ struct GGPersistentArgs {
     double unexplored;
     i64 fused;
     i64 hops;
-    double delta;
     double threshold;
-    i64 widen_max;
-    // the buffers of the graph (backend.PersistentBuffers)
+    // the buffers of the graph (backend.PersistentBuffers): the control words, then the state the rounds keep
     i64* control;
-    int* queue_a;
-    int* queue_b;
-    int* senders_a;
-    int* senders_b;
-    int* huge_a;
-    int* huge_b;
-    u32* counters;
-    u64* edges;
-    u32* claim_bits;
-    u32* active_bits;
-    u32* barrier;
-    int* status;
-    i64* log;
-    i64 log_rows;
-    int* far_a;
-    int* far_b;
-    u32* far_bits;
-    u32* far_n;
-    u32* refill_n;
-    u64* min_key;
-    // Meyer & Sanders' light/heavy split (GGPersistentState's fields of the same names; null heavy_offsets: off)
-    const i64* heavy_offsets;
-    const int* heavy_indices;
-    const float* heavy_weights;
-    int* bucket_a;
-    int* bucket_b;
-    u32* bucket_bits;
-    u32* bucket_n;
-    u64* heavy_edges;
-    const i64* heavy_t_offsets;
-    const int* heavy_t_indices;
-    const float* heavy_t_weights;
-    u64 heavy_pull;
-    const int* heavy_chunk_rows;
-    const i64* heavy_chunk_first;
-    const i64* heavy_chunk_last;
-    u64 heavy_chunks;
+    GGPersistentState st;
 };
-
-__device__ __forceinline__ GGPersistentState gg_persistent_state(const GGPersistentArgs& a) {
-    return GGPersistentState{{a.queue_a, a.queue_b}, {a.senders_a, a.senders_b}, {a.huge_a, a.huge_b}, a.counters,
-                             a.edges, a.claim_bits, (int)((a.n + 31) / 32 + 1), a.active_bits, a.barrier, a.status,
-                             a.log, (int)a.log_rows, a.delta, {a.far_a, a.far_b}, a.far_bits, a.far_n, a.refill_n,
-                             a.min_key, a.visited, a.heavy_offsets, a.heavy_indices, a.heavy_weights,
-                             {a.bucket_a, a.bucket_b}, a.bucket_bits, a.bucket_n, a.heavy_edges, a.heavy_t_offsets,
-                             a.heavy_t_indices, a.heavy_t_weights, a.heavy_pull, a.heavy_chunk_rows,
-                             a.heavy_chunk_first, a.heavy_chunk_last, (u32)a.heavy_chunks, (int)a.widen_max};
-}
 
 // The launch's start, before its first grid barrier: what two launches did before it (a single-source start's
 // values and buffers; the first worklist, the cleared control words and the message fill), 58 and 36 us of a BFS's
@@ -236,9 +190,9 @@ __device__ __forceinline__ bool gg_persistent_prologue(const GGPersistentArgs& a
     for (i64 i = first; i < GG_CONTROL_WORDS; i += stride)
         if (i != GG_BARRIER_WORD && i != GG_STATUS_WORD) a.control[i] = 0;
     for (i64 i = first; i < a.qsize; i += stride)
-        a.queue_a[i] = !a.vertices ? (int)a.source
+        a.st.queue[0][i] = !a.vertices ? (int)a.source
                        : a.wide ? (int)((const i64*)a.vertices)[i] : ((const int*)a.vertices)[i];
-    for (i64 i = first; i < a.clear_words; i += stride) a.visited[i] = 0;
+    for (i64 i = first; i < a.clear_words; i += stride) a.st.visited[i] = 0;
     if (a.fill_message)
         for (i64 i = first; i < a.n; i += stride) a.message[i] = a.message_fill;
     if (a.source >= 0)
@@ -246,7 +200,7 @@ __device__ __forceinline__ bool gg_persistent_prologue(const GGPersistentArgs& a
             a.value[i] = GG_INF;
             a.buffer[i] = i == a.source ? 0.0 : GG_INF;
         }
-    return gg_grid_sync(a.barrier, a.status);
+    return gg_grid_sync(a.st.barrier, a.st.status);
 }
 
 // The end of a persistent launch: unclaim the worklist that max_rounds left (its claim bits in `claimed`), report
