@@ -375,14 +375,14 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
         run = be.power_iteration(G, alpha, n * tol, max_iter, x, teleport, d, inv,
                                  degree_ordered=renumbering is not None, order=order)
 
-        changes, times = run.changes, run.seconds  # not `run`: the trace and `rows` reference each other, so what
-        # they hold waits for the cyclic garbage collector; holding the ranks cost a cudaMalloc (0.18 ms) a call
+        log = run.log  # not `run`: the trace and `rows` reference each other, so what they hold waits for the cyclic
+        # garbage collector; holding the ranks cost a cudaMalloc (0.18 ms) a call
 
         def rows() -> None:  # built when the trace is first read: not inside a timed call
-            for err, seconds in zip(changes, times):
+            for err, seconds in zip(log.changes(), log.seconds()):
                 traced(float(err), float(seconds), "; one persistent kernel")
 
-        trace.defer(rows, float(run.seconds.sum()))
+        trace.defer(rows, lambda: float(log.seconds().sum()))
         if run.last_change < n * tol:
             return run.ranks, run.iterations, trace
         raise _not_converged(max_iter, run.last_change, n * tol)

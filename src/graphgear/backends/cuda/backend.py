@@ -107,11 +107,11 @@ PERSISTENT_ARGS = KernelStruct("persistent.cuh", "GGPersistentArgs")
 POWER_ARGS = KernelStruct("power.cuh", "GGPowerArgs")
 
 
-def _uniform_or_array(vector: Any) -> tuple[Any, np.float64]:
-    """A GGVector's two kernel arguments (kernels/pull.cuh): (array, 0) or (null, the value at every vertex)."""
+def _uniform_or_array(vector: Any) -> tuple[Any, float]:
+    """A GGVector's two struct fields (kernels/pull.cuh): (array, 0) or (null, the value at every vertex)."""
     if isinstance(vector, (int, float, np.floating)):
-        return np.uint64(0), np.float64(vector)
-    return vector, np.float64(0.0)
+        return None, float(vector)
+    return vector, 0.0
 
 
 def _barrier_timed_out(launch: str) -> BackendError:
@@ -145,7 +145,7 @@ class CudaGraph:
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR)
     # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's PowerPlan
-    # ("power") and work arrays ("power scratch")
+    # ("power", with its work arrays)
     reduce_plans: dict = field(default_factory=dict, repr=False)
 
     def csc(self) -> tuple[Any, Any, Any]:
@@ -248,16 +248,32 @@ def hub_chunks(offsets: Any, huge: int, chunk: int) -> tuple[Any, Any, Any]:
     return rows, first, cp.minimum(first + chunk, offsets[rows + 1])
 
 
+class PowerLog:
+    """The power iteration's log as read back: (stamp t, change t) words per row, then the last row's end stamp
+    (kernels/power.cuh). Parsed when the trace is read, not inside the timed call (on slow hosts the slices and
+    views took up to 76 us a call)."""
+
+    def __init__(self, words: np.ndarray) -> None:
+        self.words = words
+
+    def changes(self) -> np.ndarray:
+        """The L1 change of each logged iteration."""
+        return self.words[1::2].view(np.float64)
+
+    def seconds(self) -> np.ndarray:
+        """The seconds of each logged iteration (%globaltimer stamps)."""
+        return np.diff(self.words[0::2]) * 1e-9
+
+
 @dataclass
 class PowerRun:
-    """What one persistent power iteration did: the iterations run, the L1 change and the seconds of each (the
-    first LOG_ROWS), and the last change."""
+    """What one persistent power iteration did: the iterations run, the last L1 change, the ranks (x, the array made
+    for a uniform start, or in the original ids given `order`) and the log of the first LOG_ROWS iterations."""
 
     iterations: int
-    changes: np.ndarray
-    seconds: np.ndarray
     last_change: float
-    ranks: Any = None  # the final ranks (x, the array made for a uniform start, or in the original ids given order)
+    ranks: Any
+    log: PowerLog
 
 
 @dataclass
@@ -273,13 +289,22 @@ class ReducePlan:
 
 @dataclass
 class PowerPlan:
-    """The power iteration's kernel argument (GGPowerArgs) with the fields that depend on the graph alone packed once
-    (a launch's host time counts in every call): the in-edge CSC, (rows or null, first row, count) per POWER_BINS bin,
-    the hub chunks and the hub rows (degree >= REDUCE_HUGE, summed by chunks with atomics; their sums are cleared a
-    step ahead). `keep` holds the arrays whose addresses it packs."""
+    """The power iteration on one graph: its kernel argument (GGPowerArgs) with every field that does not change
+    between calls packed once (a launch's host time counts in every call): the in-edge CSC, (rows or null, first
+    row, count) per POWER_BINS bin, the hub chunks and the hub rows (degree >= REDUCE_HUGE, summed by chunks with
+    atomics; their sums are cleared a step ahead), and the work arrays' addresses. The work arrays: scratch, five
+    V-long rows (the contributions and the sums, both double-buffered, and x where it starts uniform and the ranks
+    come back in the original ids; `spare` the fifth's address); control, int64 words zeroed before each launch and
+    read back from its start in one copy: barrier and status (2 words each), then, 128 bytes on (the barrier's pollers
+    keep their line busy), the slots (6 doubles), then at word 32 the log, (stamp t, change t) per row. `keep` holds
+    the arrays whose addresses it packs."""
 
     args: np.ndarray
     keep: tuple
+    scratch: Any
+    spare: int
+    control: Any = None
+    head: Any = None  # control's first words and LOG_PREFETCH log rows, read back with one copy
 
 
 @dataclass
@@ -812,71 +837,39 @@ class CudaBackend:
         renumbered id -> original id): the kernel also writes the ranks in the original ids, PowerRun.ranks."""
         cp = self.xp
         n = G.num_vertices
-        power = self._power_plan(G)
+        logged = min(max_iter, LOG_ROWS)
+        power = self._power_plan(G, logged)
         kernel = self._power.get_function("gg_power_iteration")
         hubs = self._heavy_sources(kernel, n, degree_ordered)
         fill_x = not isinstance(x, cp.ndarray)
-        logged = min(max_iter, LOG_ROWS)
-        scratch, control = self._power_scratch(G, n, logged)
-        row = [scratch.data.ptr + 8 * n * i for i in range(5)]
-        ranks = x if not fill_x else (row[4] if order is not None else cp.empty(n, dtype=cp.float64))
+        ranks = x if not fill_x else (power.spare if order is not None else cp.empty(n, dtype=cp.float64))
         original = cp.empty(n, dtype=cp.float64) if order is not None else None
+        control = power.control
         control.data.memset_async(0, 8 * (32 + 2 * logged + 1))
-        base = control.data.ptr
         self._settle_pending()  # it reads back through the same pinned report
-        args = power.args.copy()
-        words, reals = args.view(np.int64), args.view(np.float64)
-        F = POWER_ARGS.word
         (teleport, teleport_value), (d, d_value) = _uniform_or_array(teleport), _uniform_or_array(d)
-        for name, value in (("hubs", hubs), ("fill_x", fill_x), ("contrib0", row[0]), ("contrib1", row[1]),
-                            ("s0", row[2]), ("s1", row[3]), ("sums", base + 128), ("max_iter", max_iter),
-                            ("barrier", base), ("status", base + 8), ("log", base + 256), ("log_rows", logged)):
-            words[F[name]] = value
-        for name, value in (("teleport", teleport), ("d", d), ("inv", inv), ("x", ranks), ("order", order),
-                            ("original", original)):
-            words[F[name]] = value if isinstance(value, (int, np.integer)) else 0 if value is None else value.data.ptr
-        for name, value in (("alpha", alpha), ("teleport_value", teleport_value), ("d_value", d_value),
-                            ("x0", x if fill_x else 0.0), ("threshold", threshold)):
-            reals[F[name]] = value
+        args = POWER_ARGS.pack(dict(
+            hubs=hubs, fill_x=fill_x, max_iter=max_iter, log_rows=logged, teleport=teleport, d=d, inv=inv, x=ranks,
+            order=order, original=original, alpha=alpha, teleport_value=teleport_value, d_value=d_value,
+            x0=x if fill_x else 0.0, threshold=threshold), into=power.args.copy())
         # a block per SM (the launch bounds say 1024 threads and 1 block an SM), at most persistent_blocks
         blocks = min(rt.multiprocessors(), self.persistent_blocks or rt.multiprocessors())
         kernel((blocks,), (POWER_BLOCK,), (args,), shared_mem=8 * hubs)
-        early = min(logged, LOG_PREFETCH)  # the first rows of the log come back with the status, in one read
-        (words,) = self._report.read(control[: 32 + 2 * early + 1])
-        if min(int(words[1:2].view(np.int32)[1]), logged) > early:  # a longer log: all of it
-            words = control.get()
-        status = words[1:2].view(np.int32)
+        (report,) = self._report.read(power.head)  # the status and the first rows of the log, in one read
+        if min(int(report[1:2].view(np.int32)[1]), logged) > LOG_PREFETCH:  # a longer log: all of it
+            report = control.get()
+        status = report[1:2].view(np.int32)
         if status[0]:
             raise _barrier_timed_out("the power iteration")
         iterations = int(status[1])
-        shown = min(iterations, logged)
-        totals = words[16:19].view(np.float64)
-        stamps, changes = words[32::2][: shown + 1], words[33::2][:shown].view(np.float64)
-        last = float(totals[(iterations - 1) % 3]) if iterations else float("inf")
-        return PowerRun(iterations, changes, np.diff(stamps.astype(np.int64)) * 1e-9, last,
-                        ranks if order is None else original)
+        last = float(report[16:19].view(np.float64)[(iterations - 1) % 3]) if iterations else float("inf")
+        return PowerRun(iterations, last, ranks if order is None else original,
+                        PowerLog(report[32: 33 + 2 * min(iterations, logged)]))
 
-    def _power_scratch(self, G: CudaGraph, n: int, logged: int) -> tuple[Any, Any]:
-        """The power iteration's work arrays on G, allocated on first use and kept with G's other device arrays (per
-        call, the free-memory check and the allocations cost 30-60 us of host time with the GPU idle, on kron:21 a
-        tenth of a millisecond per 10-iteration call):
-        scratch, five V-long rows (the contributions and the sums, both double-buffered, and x where it starts
-        uniform and the ranks come back in the original ids), passed as addresses (a CuPy view costs 4 us); control,
-        int64 words zeroed before each launch and read back from its start in one copy: barrier and status (2 words
-        each), then, 128 bytes on (the barrier's pollers keep their line busy), the slots (6 doubles), then at word
-        32 the log, (stamp t, change t) per row, room for at least `logged` rows."""
-        cp = self.xp
-        cached = G.reduce_plans.get("power scratch")
-        if cached is None:
-            rt.check_free_memory(8 * 6 * n, "the power iteration's contributions, sums and ranks")
-            cached = (cp.empty(5 * n, dtype=cp.float64), None)
-        if cached[1] is None or cached[1].size < 32 + 2 * logged + 1:
-            cached = (cached[0], cp.empty(32 + 2 * max(logged, LOG_PREFETCH) + 1, dtype=cp.int64))
-        G.reduce_plans["power scratch"] = cached
-        return cached
-
-    def _power_plan(self, G: CudaGraph) -> PowerPlan:
-        """The power iteration's arguments that depend on G alone (cached), its module compiled on first use."""
+    def _power_plan(self, G: CudaGraph, logged: int) -> PowerPlan:
+        """The power iteration's plan on G (cached with G's other device arrays), its control words with room for
+        `logged` log rows; its module compiled on first use. Per call, the free-memory check and the allocations
+        cost 30-60 us of host time with the GPU idle (kron:21, a tenth of a millisecond per 10-iteration call)."""
         cp = self.xp
         n = G.num_vertices
         if self._power is None:
@@ -903,7 +896,17 @@ class CudaBackend:
                           chunks=plan.rows.size, hub_rows=hub_rows, hub_count=hub_rows.size)
             for i, (rows, first, count) in enumerate(bins):
                 fields.update({f"rows{i}": rows, f"first{i}": first, f"n{i}": count})
-            power = G.reduce_plans["power"] = PowerPlan(POWER_ARGS.pack(fields), tuple(fields.values()))
+            rt.check_free_memory(8 * 5 * n, "the power iteration's contributions, sums and ranks")
+            scratch = cp.empty(5 * n, dtype=cp.float64)
+            row = [scratch.data.ptr + 8 * n * i for i in range(5)]  # addresses: a CuPy view costs 4 us
+            fields.update(contrib0=row[0], contrib1=row[1], s0=row[2], s1=row[3])
+            power = G.reduce_plans["power"] = PowerPlan(POWER_ARGS.pack(fields), tuple(fields.values()), scratch,
+                                                        row[4])
+        if power.control is None or power.control.size < 32 + 2 * logged + 1:
+            power.control = cp.empty(32 + 2 * max(logged, LOG_PREFETCH) + 1, dtype=cp.int64)
+            power.head = power.control[: 32 + 2 * LOG_PREFETCH + 1]
+            base = power.control.data.ptr
+            POWER_ARGS.pack(dict(barrier=base, status=base + 8, sums=base + 128, log=base + 256), into=power.args)
         return power
 
     def _heavy_sources(self, kernel: Any, n: int, degree_ordered: bool) -> int:
