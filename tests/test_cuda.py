@@ -574,14 +574,13 @@ def test_visited_bitmap_lent_to_one_program_state_at_a_time():
     a, b = int(order[0]), int(order[1])
 
     def state(s):
-        values, buffers, start = be.single_source_start(n, s)
-        return be.program_state(G, BFS_PROGRAM, values, buffers, np.zeros(0), copy=False), start
+        return be.program_state(G, BFS_PROGRAM, None, None, np.zeros(0), source=s)
 
-    first, start_a = state(a)
-    stopped = be.program_persistent(G, first, Frontier.from_vertices(start_a, n), strategy, "push", max_rounds=2)
+    first = state(a)
+    stopped = be.program_persistent(G, first, None, strategy, "push", max_rounds=2)
     assert stopped.remaining.size and first.visited is G.persistent.visited
-    second, start_b = state(b)
-    be.program_persistent(G, second, Frontier.from_vertices(start_b, n), strategy, "push")
+    second = state(b)
+    be.program_persistent(G, second, None, strategy, "push")
     assert second.visited is G.persistent.visited and first.visited is None
     be.program_persistent(G, first, stopped.remaining, strategy, "push")
     for s, st in ((a, first), (b, second)):
@@ -671,14 +670,24 @@ def test_free_memory_check_names_the_bytes():
 
 @pytest.mark.parametrize("n,s", [(1, 0), (5, 4), (1000, 517)])
 def test_single_source_start_and_hop_counts_match_the_cpu(n, s):
-    """The CUDA backend's one-kernel start of a single-source traversal (values, buffers, [s]) and its conversion of
-    BFS values to int64 hops (-1 where unreachable) give the CPU backend's arrays."""
+    """The CUDA backend's one-kernel start of a single-source traversal where no persistent launch makes it
+    (fill_state: values and buffers, on arrays that held garbage) and its conversion of BFS values to int64 hops (-1
+    where unreachable) give the CPU backend's arrays."""
+    from graphgear.algorithms.bfs import BFS_PROGRAM
     from graphgear.backends import get_backend
 
     cpu, gpu = get_backend("cpu"), get_backend("cuda")
-    for host, device in zip(cpu.single_source_start(n, s), gpu.single_source_start(n, s)):
+    G = gpu.graph(gg.Graph.from_edges([], [], num_vertices=n))
+    state = gpu.program_state(G, BFS_PROGRAM, None, None, np.zeros(0), source=s)
+    for array in (state.value, state.buffer, state.message):
+        array.fill(7.0)
+    identity = state.message_fill
+    gpu.fill_state(state)
+    for host, device in zip(cpu.single_source_start(n, s), (state.value, state.buffer)):
         assert host.dtype == device.dtype
         np.testing.assert_array_equal(host, device.get())
+    np.testing.assert_array_equal(state.message.get(), np.full(n, identity))
+    assert state.source == -1 and state.message_fill is None
     _, buffers, start = cpu.single_source_start(n, s)
     assert buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all() and start.tolist() == [s]
     values = np.where(np.arange(n) % 3 == 0, np.inf, np.arange(n, dtype=np.float64))

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .algorithms._common import one_vertex
 from .backends import get_backend
 from .engine.controller import IterationInfo, make_controller
 from .engine.strategy import require_monotone
@@ -144,7 +145,7 @@ def run_program(
         worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
                                                  defer=controller is not strategy, lazy=lazy)
     if worklist is None:
-        worklist = Frontier.from_vertices(be.asarray(np.array([source], dtype=np.int64)), n)
+        worklist = Frontier.from_vertices(one_vertex(be.xp, source), n)
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         decision = controller.choose(info)

@@ -491,17 +491,6 @@ class CudaBackend:
     def asarray(self, array: Any, dtype: Any = None) -> Any:
         return self.xp.asarray(array, dtype=dtype)
 
-    def single_source_start(self, n: int, s: int) -> tuple[Any, Any, Any]:
-        """A single-source traversal's values and buffers (inf everywhere but the source's buffer, 0) and [s], its
-        first worklist (int64): one RawKernel launch (two fills, a scalar store and a one-element fill were four
-        launches, and CuPy's ElementwiseKernel call alone costs more host time than a RawKernel's). A vertex program
-        run from one source passes it to program_state instead, which leaves the fill to its first launch."""
-        cp = self.xp
-        values, buffers, start = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64), cp.empty(1, dtype=cp.int64)
-        rt.launch(self._utility.get_function("program_start"), n,
-                  (values, buffers, start, np.uint64(0), np.int32(n), np.int64(s), np.float64(0.0)))
-        return values, buffers, start
-
     def fill_state(self, s: CudaProgramState) -> None:
         """Make what the program state still owes its arrays (a single-source start, the messages' identity fill) by
         one RawKernel launch, if no launch has yet: the persistent kernel's prologue does it inside its own launch,
@@ -511,8 +500,8 @@ class CudaBackend:
             n = int(s.value.size)
             if n:
                 rt.launch(self._utility.get_function("program_start"), n,
-                          (s.value, s.buffer, np.uint64(0), s.message if fill else np.uint64(0), np.int32(n),
-                           np.int64(s.source), np.float64(s.message_fill if fill else 0.0)))
+                          (s.value, s.buffer, s.message if fill else np.uint64(0), np.int32(n), np.int64(s.source),
+                           np.float64(s.message_fill if fill else 0.0)))
             s.source, s.message_fill = -1, None
 
     def hop_counts(self, values: Any, index: Any = None) -> Any:
@@ -960,9 +949,9 @@ class CudaBackend:
         monoid = MONOIDS[program.accumulate]
         cp = self.xp
         if source is not None:
-            value, buffer = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64)
+            value, buffer, copy = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64), False
         return CudaProgramState(
-            value=self._float64(value, copy and source is None), buffer=self._float64(buffer, copy and source is None),
+            value=self._float64(value, copy), buffer=self._float64(buffer, copy),
             message=cp.empty(n, dtype=cp.float64), message_fill=IDENTITY[monoid],
             source=-1 if source is None else source, send=None,
             params=self._device_params(params), program=program, monoid=monoid,

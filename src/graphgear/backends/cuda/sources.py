@@ -125,9 +125,9 @@ extern "C" __global__ void queue_to_mask(const int* queue, int qsize, unsigned c
 extern "C" __global__ void set_bits(const int* queue, int qsize, u32* bits) { gg_set_bits(queue, (u32)qsize, bits); }
 extern "C" __global__ void clear_bits(const int* queue, int qsize, u32* bits) { gg_clear_bits(queue, (u32)qsize, bits); }
 // a vertex program's start where no persistent launch makes it (its prologue does there): a single-source start
-// (s >= 0: values inf, buffers inf but the source's 0, and [s] as the first worklist where `start` is given) and the
-// messages filled with the monoid's identity (where `message` is given), in one launch
-extern "C" __global__ void program_start(double* value, double* buffer, i64* start, double* message, int n, i64 s,
+// (s >= 0: values inf, buffers inf but the source's 0) and the messages filled with the monoid's identity (where
+// `message` is given), in one launch
+extern "C" __global__ void program_start(double* value, double* buffer, double* message, int n, i64 s,
                                          double message_fill) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         if (s >= 0) {
@@ -136,7 +136,6 @@ extern "C" __global__ void program_start(double* value, double* buffer, i64* sta
         }
         if (message) message[i] = message_fill;
     }
-    if (start && blockIdx.x == 0 && threadIdx.x == 0) start[0] = s;
 }
 // BFS hop counts from float64 values: -1 where unreachable (inf); h[i] from d[index[i]] where an index is given (the
 // values of a renumbered traversal mapped back to the given ids in the same pass)
