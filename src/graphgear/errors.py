@@ -7,9 +7,16 @@ name what is at fault: for a file, the path, the line number and the offending t
       GraphError            a graph that cannot be built as asked (ids out of range, bad arrays, bad options)
         GraphFormatError    a malformed file (path, line, text)
         GraphSpecError      an unknown or malformed generator spec ("kron:abc")
+        FileError           a file that cannot be read or written (missing, special, no permission, disk full);
+                            also an OSError
+        HostMemoryError     more host memory needed than this machine has available (names the bytes); also a
+                            MemoryError
       StrategyError         an impossible or unknown execution strategy
       BackendError          a backend that is not available or cannot do what was asked
         DeviceMemoryError   not enough free device memory (names the bytes needed)
+
+Warnings (the load goes on): GraphgearWarning, with CacheWarning (a cache entry that did not verify or could not be
+written) and FormatWarning (a file read under an assumption, such as a Matrix Market file without its banner).
 """
 
 from __future__ import annotations
@@ -22,6 +29,11 @@ __all__ = [
     "StrategyError",
     "BackendError",
     "DeviceMemoryError",
+    "FileError",
+    "HostMemoryError",
+    "GraphgearWarning",
+    "CacheWarning",
+    "FormatWarning",
 ]
 
 
@@ -44,13 +56,35 @@ class GraphFormatError(GraphError):
         self.path = str(path)
         self.line = line
         self.text = text
-        where = self.path if line is None else f"{self.path}, line {line}"
-        shown = "" if text is None else f": {_clip(text)!r}"
-        super().__init__(f"{where}: {message}{shown}")
+        super().__init__(located(path, line, message, text))
 
 
 class GraphSpecError(GraphError):
     """A generator spec string (``kron:20``, ``grid:64:64:0.8``, ...) is unknown or malformed."""
+
+
+class FileError(GraphError, OSError):
+    """A file cannot be read or written as asked: missing, a folder or another special file (FIFO, device), no
+    permission, a full disk. ``path`` is kept; the message names it and the reason."""
+
+    def __init__(self, path: object, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+    def __str__(self) -> str:  # OSError's own __str__ would show its errno fields, which are not set
+        return str(self.args[0])
+
+
+class HostMemoryError(GraphError, MemoryError):
+    """Building what was asked needs more host memory than this machine has available. Raised before anything large
+    is allocated; the message names the bytes needed and available, and for a file where the need comes from (path,
+    line and text, kept as attributes as in GraphFormatError; None when not from a file)."""
+
+    def __init__(self, message: str, path: object = None, line: int | None = None, text: str | None = None) -> None:
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.text = text
+        super().__init__(message if path is None else located(path, line, message, text))
 
 
 class StrategyError(GraphgearError, ValueError):
@@ -63,6 +97,26 @@ class BackendError(GraphgearError, RuntimeError):
 
 class DeviceMemoryError(BackendError, MemoryError):
     """Not enough free device memory for an allocation; the message names the bytes needed and free."""
+
+
+class GraphgearWarning(UserWarning):
+    """Base class of graphgear's warnings: something was done differently from what was asked, and the call goes on."""
+
+
+class CacheWarning(GraphgearWarning):
+    """A binary cache entry did not verify (it is parsed again and rewritten) or could not be written (the load
+    succeeds uncached)."""
+
+
+class FormatWarning(GraphgearWarning):
+    """A file was read under an assumption its content does not state (the message says which)."""
+
+
+def located(path: object, line: int | None, message: str, text: str | None = None) -> str:
+    """``path, line N: message: 'text'``: how every error about a place in a file reads."""
+    where = str(path) if line is None else f"{path}, line {line}"
+    shown = "" if text is None else f": {_clip(text)!r}"
+    return f"{where}: {message}{shown}"
 
 
 def _clip(text: str, limit: int = 120) -> str:

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import progress as _progress
-from ..errors import GraphError, GraphFormatError
-from . import parse
-from .build import BuildCounts
-from .graph import Graph
+from ... import progress as _progress
+from ...errors import GraphError, GraphFormatError
+from . import scan as parse
+from ..build import BuildCounts
+from ..graph import Graph
 
 __all__ = ["load", "save", "detect_format", "FORMATS", "CACHE_VERSION"]
 
@@ -87,7 +87,7 @@ def load(
     text = os.fspath(path_or_spec)
     path = Path(text)
     if not path.exists() and isinstance(path_or_spec, str):
-        from .generate import generate, is_spec
+        from ..generate import generate, is_spec
 
         if is_spec(text):
             return _with_direction(generate(text, progress=progress), directed)
