@@ -7,6 +7,7 @@ Users read it to see (and then control) the strategy; benchmarks read it for per
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -87,15 +88,18 @@ class Trace:
     def to_dicts(self) -> list[dict[str, Any]]:
         return [asdict(r) for r in self.rows]
 
-    def to_json(self, path: str | None = None) -> str:
-        """JSON text of the trace; also written to `path` when given."""
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        """JSON text of the trace; also written to `path` when given, whole or not at all (write_atomically: a folder,
+        a device or a read-only file there raises FileError and is left as it was)."""
         text = json.dumps(
             {"algorithm": self.algorithm, "backend": self.backend, "controller": self.controller, "iterations": self.to_dicts()},
             indent=2,
         )
         if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+            from ..graph.io.output import write_atomically
+
+            data = (text + "\n").encode("utf-8")
+            write_atomically(path, lambda f: f.write(data), what="trace")
         return text
 
     def table(self, max_rows: int = 60) -> Any:
