@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import real_graph
@@ -54,3 +57,97 @@ def test_help_explains_specs_and_formats():
         assert word in result.stdout
     with pytest.raises(SystemExit):
         main(["run"])  # not a command yet: argparse refuses it
+
+
+def one_error_line(capsys) -> str:
+    """The one line a failed command wrote to stderr (and no traceback)."""
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("graphgear: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def bad_outputs(tmp_path) -> dict:
+    """Output names every command must refuse: a folder, a FIFO, a read-only file, a folder that does not exist."""
+    folder = tmp_path / "folder.el"
+    folder.mkdir()
+    fifo = tmp_path / "fifo.el"
+    os.mkfifo(fifo)
+    read_only = tmp_path / "read-only.el"
+    read_only.write_text("keep\n")
+    read_only.chmod(0o444)
+    return {"folder": (folder, "is a folder"), "fifo": (fifo, "FIFO"), "read-only": (read_only, "read-only"),
+            "missing folder": (Path("/nonexistent/dir/out.el"), "does not exist")}
+
+
+@pytest.mark.parametrize("case", ["folder", "fifo", "read-only", "missing folder"])
+def test_convert_to_a_bad_output_is_one_error_line(tmp_path, capsys, case):
+    path, reason = bad_outputs(tmp_path)[case]
+    assert main(["convert", "grid:3:3", str(path)]) == 2
+    line = one_error_line(capsys)
+    assert str(path) in line and reason in line
+    assert (tmp_path / "read-only.el").read_text() == "keep\n" and (tmp_path / "folder.el").is_dir()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert not Path("/nonexistent/dir").exists()  # a missing folder is refused, never made
+
+
+@pytest.mark.parametrize("case", ["folder", "fifo", "read-only", "missing folder"])
+def test_generate_to_a_bad_output_is_one_error_line(tmp_path, capsys, case):
+    path, reason = bad_outputs(tmp_path)[case]
+    assert main(["generate", "grid:3:3", "-o", str(path)]) == 2
+    assert reason in one_error_line(capsys)
+    assert not Path("/nonexistent/dir").exists()
+
+
+@pytest.mark.parametrize("case", ["folder", "fifo", "read-only", "missing folder"])
+def test_run_trace_to_a_bad_output_is_one_error_line(tmp_path, capsys, case):
+    path, reason = bad_outputs(tmp_path)[case]
+    assert main(["run", "bfs", "grid:3:3", "--trace", str(path)]) == 2
+    line = one_error_line(capsys)
+    assert str(path) in line and reason in line
+    assert (tmp_path / "read-only.el").read_text() == "keep\n"
+    assert not Path("/nonexistent/dir").exists()
+
+
+def test_run_trace_written(tmp_path, capsys):
+    assert main(["run", "bfs", "grid:3:3", "--trace", str(tmp_path / "t.json")]) == 0
+    trace = json.loads((tmp_path / "t.json").read_text())
+    assert trace["algorithm"] == "bfs" and trace["iterations"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+
+
+def test_bench_json_written_and_refused(tmp_path, capsys, monkeypatch):
+    from graphgear.bench import suites
+
+    monkeypatch.setitem(suites.SUITES, "smoke", lambda folder: [])  # no cases: only the JSON writing is exercised
+    assert main(["bench", "--json", str(tmp_path / "b.json")]) == 0
+    assert json.loads((tmp_path / "b.json").read_text()) == []
+    capsys.readouterr()
+    (tmp_path / "dir.json").mkdir()
+    assert main(["bench", "--json", str(tmp_path / "dir.json")]) == 2
+    assert "is a folder" in one_error_line(capsys)
+
+
+def test_os_and_memory_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    import graphgear.cli as cli
+
+    def fail(error):
+        def load(args, source):
+            raise error
+        return load
+
+    monkeypatch.setattr(cli, "_load", fail(OSError(errno.EIO, "Input/output error", "g.el")))
+    assert main(["info", "g.el"]) == 2
+    assert one_error_line(capsys) == "graphgear: error: g.el: Input/output error"
+    monkeypatch.setattr(cli, "_load", fail(OSError(errno.ENOSPC, "No space left on device")))
+    assert main(["info", "g.el"]) == 2
+    assert one_error_line(capsys) == "graphgear: error: No space left on device"
+    monkeypatch.setattr(cli, "_load", fail(MemoryError()))
+    assert main(["info", "g.el"]) == 2
+    assert one_error_line(capsys) == "graphgear: error: out of memory"
+    monkeypatch.setattr(cli, "_load", fail(gg.errors.GraphError("two\nlines")))
+    assert main(["info", "g.el"]) == 2
+    assert one_error_line(capsys) == "graphgear: error: two lines"
+    monkeypatch.setattr(cli, "_load", fail(KeyboardInterrupt()))
+    assert main(["info", "g.el"]) == 130

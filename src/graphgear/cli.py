@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__, progress
 from .errors import GraphgearError
@@ -97,6 +98,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         from .errors import GraphSpecError
 
         raise GraphSpecError(f"{args.spec!r} is not a generator spec; see 'graphgear generate --help'")
+    _check_output(args.output, "graph")
     start = time.perf_counter()
     g = generate(args.spec)
     made = time.perf_counter() - start
@@ -108,6 +110,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .graph.io import save
 
+    _check_output(args.output, "graph")
     start = time.perf_counter()
     g = _load(args, args.input)
     save(g, args.output, format=args.output_format)
@@ -162,6 +165,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .bench.suites import BC_SAMPLES, default_source, run_algorithm
 
     console = _console()
+    _check_output(args.trace, "trace")
     g = _load(args, args.graph)
     source = default_source(g) if args.source is None else g.vertex_index(_source_value(args.source))
     if args.algorithm == "bc" and args.source is None:
@@ -212,6 +216,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     from .bench.suites import SUITES, find_real_graphs, run_case
 
+    _check_output(args.json, "benchmark results")
     if args.suite == "gpu":
         return _cmd_bench_gpu(args)
     console = _console()
@@ -245,12 +250,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         rows.append(r)
     console.print(table)
     if args.json:
-        import json
-
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump([{"algorithm": r.case.algorithm, "graph": r.case.graph, "V": r.num_vertices, "E": r.num_edges,
-                        "seconds": r.seconds, "mteps": r.mteps, "references": r.reference_times,
-                        "agreement": {k: v[0] for k, v in r.agreement.items()}} for r in rows], f, indent=2)
+        _write_json(args.json, [{"algorithm": r.case.algorithm, "graph": r.case.graph, "V": r.num_vertices,
+                                 "E": r.num_edges, "seconds": r.seconds, "mteps": r.mteps,
+                                 "references": r.reference_times,
+                                 "agreement": {k: v[0] for k, v in r.agreement.items()}} for r in rows])
     console.print(f"{len(cases)} cases, {failures} disagreements or errors")
     return 1 if failures else 0
 
@@ -311,9 +314,24 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         report["ablation"] = ablation
         report["ablation_repeat"] = ablation_repeat
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=2, default=float)
+        _write_json(args.json, report, default=float)
     return 0
+
+
+def _check_output(path: str | None, what: str) -> None:
+    """Refuse a bad output name (a folder, a device, a read-only file, a missing folder) before the work, not after."""
+    if path is not None:
+        from .graph.io.output import check_writable
+
+        check_writable(path, what=what)
+
+
+def _write_json(path: str, value: object, default: Callable[[Any], Any] | None = None) -> None:
+    """Write `value` as indented JSON, whole or not at all (write_atomically)."""
+    from .graph.io.output import write_atomically
+
+    data = (json.dumps(value, indent=2, default=default) + "\n").encode("utf-8")
+    write_atomically(path, lambda f: f.write(data), what="benchmark results")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -395,12 +413,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.enable(not args.no_progress)
     try:
         return args.run(args)
-    except GraphgearError as exc:
-        print(f"graphgear: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("graphgear: interrupted", file=sys.stderr)
         return 130
+    except (GraphgearError, OSError, MemoryError) as exc:  # a user's mistake or the machine's limit: one line, no trace
+        print(f"graphgear: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error as one line: an OSError as "path: reason" (not "[Errno 28] ..."), a bare MemoryError as "out of
+    memory", line breaks inside a message folded."""
+    if isinstance(exc, OSError) and not isinstance(exc, GraphgearError) and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename is not None else exc.strerror
+    elif isinstance(exc, MemoryError) and not isinstance(exc, GraphgearError):
+        text = f"out of memory{': ' + str(exc) if str(exc) else ''}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split("\n"))
 
 
 if __name__ == "__main__":  # pragma: no cover
