@@ -21,10 +21,12 @@ from typing import Any
 import numba
 import numpy as np
 
+from .. import memory
 from ..errors import GraphError
 
 INT32_LIMIT = 2**31  # vertex ids below this are stored as int32
 _PACKED_LIMIT = 2**31  # the packed sort key holds targets below 2^31
+_WIDE_ARC_BYTES = 60  # the wide path's peak per arc (see csr_build_bytes)
 
 
 @dataclass(frozen=True)
@@ -87,17 +89,24 @@ def renumber_ids(src: Any, dst: Any, vertex_labels: Any = None) -> tuple[np.ndar
 
 
 def _ordered_weight_bits(weights: np.ndarray) -> np.ndarray:
-    """float32 weights as uint32 whose unsigned order is the float order (negative floats flipped)."""
-    bits = weights.astype(np.float32).view(np.uint32).astype(np.uint64)
-    negative = (bits >> np.uint64(31)) == 1
-    return np.where(negative, bits ^ np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
+    """float32 weights as uint64 holding uint32 bits whose unsigned order is the float order (negative floats flipped).
+
+    Done in place on the one uint64 array (plus two bool masks), so its peak is 10 bytes per record (see
+    `csr_build_bytes`)."""
+    bits = np.asarray(weights, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    negative = bits >= np.uint64(0x80000000)
+    np.bitwise_xor(bits, np.uint64(0xFFFFFFFF), out=bits, where=negative)
+    np.bitwise_or(bits, np.uint64(0x80000000), out=bits, where=~negative)
+    return bits
 
 
 def _weights_from_bits(bits: np.ndarray) -> np.ndarray:
-    bits = bits.astype(np.uint64)
-    positive = (bits >> np.uint64(31)) == 1
-    raw = np.where(positive, bits ^ np.uint64(0x80000000), bits ^ np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    return raw.view(np.float32)
+    """The float32 weights of `_ordered_weight_bits`' uint32 bits, converted in place (``bits`` is reused)."""
+    bits = np.asarray(bits, dtype=np.uint32)
+    positive = bits >= np.uint32(0x80000000)
+    np.bitwise_xor(bits, np.uint32(0x80000000), out=bits, where=positive)
+    np.invert(bits, out=bits, where=~positive)
+    return bits.view(np.float32)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -162,6 +171,42 @@ def _compact_rows(keys, offsets, new_offsets, indices, wbits):  # pragma: no cov
             wbits[out + k] = (key >> np.uint64(1)) & np.uint64(0xFFFFFFFF)
 
 
+# Peak bytes of the CSR build, per record / arc / vertex (memory_peaks.py measures them; docs/memory.md explains them).
+# Python objects, small arrays and what the allocator keeps of freed memory (glibc returns blocks above its mmap
+# threshold, at most 32 MiB, at once): the resident peak above tracemalloc's in memory_peaks.py, whatever the size.
+_SLACK_BYTES = 16 << 20
+
+
+def csr_build_bytes(
+    num_vertices: int, records: int, directed: bool, weighted: bool, *, self_loops: bool = True
+) -> int:
+    """Estimated peak of the host memory `build_csr` allocates for ``records`` edge records over ``num_vertices``
+    vertices, beyond the record arrays it is handed (those already exist when it is called).
+
+    Callers check it with `graphgear.memory.require` before they allocate anything in proportion to a file's or a
+    user's numbers, so that a vertex id of 2^40 is refused at once instead of exhausting the machine. It is an upper
+    bound (duplicates and self-loops are assumed absent, so every record becomes its arcs), calibrated by
+    ``benchmarks/memory_peaks.py``:
+
+    - packed path (ids below 2^31), peak while the rows are compacted: the loop-free copy of the records (16 bytes,
+      4 more weighted), their weight bits (8), the sort keys (8 per arc), the compacted indices and weight bits (4 + 4
+      per arc; the per-row sort's copies are smaller), four int64 arrays per vertex (offsets twice, two row counts);
+    - wide path (ids of 2^31 and more, a global lexicographic sort), peak while the duplicates are dropped: the same
+      copy, the sorted arcs' four columns (21 bytes per arc) and their kept copy (20), the duplicate run bookkeeping
+      (8 + 8 + 1 + 1 per arc), one byte per arc for NumPy's sort buffers, two int64 arrays per vertex.
+
+    An undirected graph has two arcs per record. ``self_loops=False`` says the records hold none (a generator that
+    draws none): the build then makes no loop-free copy.
+    """
+    n, m = max(0, int(num_vertices)), max(0, int(records))
+    arcs = m if directed else 2 * m
+    copy = (16 + (4 if weighted else 0)) * m if self_loops else 0
+    if n >= _PACKED_LIMIT:
+        mirror = 0 if directed else m
+        return copy + mirror + _WIDE_ARC_BYTES * arcs + 16 * (n + 1) + _SLACK_BYTES
+    return copy + 8 * m + 16 * arcs + 32 * (n + 1) + _SLACK_BYTES
+
+
 def build_csr(
     src: np.ndarray,
     dst: np.ndarray,
@@ -177,12 +222,18 @@ def build_csr(
     An undirected graph stores each edge as two arcs (a kept self-loop as one). Rows are sorted by target.
     """
     m = src.shape[0]
+    memory.require(
+        csr_build_bytes(num_vertices, m, directed, weights is not None),
+        f"the CSR of {num_vertices:,} vertices and {m:,} edge records",
+    )
     loops = src == dst
     n_loops = int(np.count_nonzero(loops))
     if n_loops and not keep_self_loops:
-        keep = ~loops
+        keep = np.logical_not(loops, out=loops)
         src, dst = src[keep], dst[keep]
         weights = None if weights is None else weights[keep]
+        del keep
+    del loops  # the mask is not part of the peak (csr_build_bytes)
     if num_vertices >= _PACKED_LIMIT:
         return _build_csr_wide(src, dst, weights, num_vertices, directed, keep_duplicates, n_loops, keep_self_loops)
     wbits = (
@@ -193,6 +244,7 @@ def build_csr(
         degree += np.bincount(dst[src != dst], minlength=num_vertices)
     offsets = np.zeros(num_vertices + 1, dtype=np.int64)
     np.cumsum(degree, out=offsets[1:])
+    del degree
     keys = np.empty(int(offsets[-1]), dtype=np.uint64)
     _scatter_keys(src, dst, wbits, offsets, not directed, keys)
     unique_counts = np.empty(num_vertices, dtype=np.int64)
@@ -200,8 +252,8 @@ def build_csr(
     _sort_rows(keys, offsets, not keep_duplicates, unique_counts, duplicate_counts)
     new_offsets = np.zeros(num_vertices + 1, dtype=np.int64)
     np.cumsum(unique_counts, out=new_offsets[1:])
-    indices = np.empty(int(new_offsets[-1]), dtype=np.int64)
-    out_bits = np.empty(int(new_offsets[-1]), dtype=np.uint64)
+    indices = np.empty(int(new_offsets[-1]), dtype=index_dtype(num_vertices))
+    out_bits = np.empty(int(new_offsets[-1]), dtype=np.uint32)
     _compact_rows(keys, offsets, new_offsets, indices, out_bits)
     del keys
     out_weights = None if weights is None else _weights_from_bits(out_bits)
@@ -210,7 +262,7 @@ def build_csr(
         self_loops_dropped=0 if keep_self_loops else n_loops,
         duplicates_dropped=0 if keep_duplicates else n_dups,
     )
-    return new_offsets, indices.astype(index_dtype(num_vertices)), out_weights, counts
+    return new_offsets, indices, out_weights, counts
 
 
 def _build_csr_wide(src, dst, weights, num_vertices, directed, keep_duplicates, n_loops, keep_self_loops):
@@ -224,6 +276,7 @@ def _build_csr_wide(src, dst, weights, num_vertices, directed, keep_duplicates, 
         w = np.concatenate([w, w[mirror]])
     order = np.lexsort((own, w, dst, src))
     src, dst, own, w = src[order], dst[order], own[order], w[order]
+    del order
     same = np.zeros(src.shape[0], dtype=bool)
     same[1:] = (src[1:] == src[:-1]) & (dst[1:] == dst[:-1])
     starts = np.flatnonzero(~same)
