@@ -18,8 +18,10 @@ its positional parameters in order, then -- in any order, each at most once -- t
 
 Ranges: SCALE 1..40, EF >= 1 (integer), N >= 1, AVGDEG >= 0, ROWS and COLS >= 1, 0 < KEEP <= 1. Anything else -- an
 unknown name, a missing or extra parameter, a value that is not a number or out of range, an unknown token -- raises
-`GraphSpecError` quoting the whole spec and the bad token, with the valid forms. A spec whose edge records would take
-more than `MAX_BYTES` (64 GiB) is refused before anything is allocated (see `estimate_bytes`).
+`GraphSpecError` quoting the whole spec and the bad token, with the valid forms. A spec whose generation and CSR build
+would need more memory than this machine has available is refused before anything is allocated, with a
+`SpecMemoryError` (a `HostMemoryError` and a `GraphSpecError`) naming the bytes needed and available (see
+`estimate_bytes`).
 
 Every generator is deterministic for a given spec (same seed, same CSR on every machine with the same NumPy) and
 vectorised: NumPy for the bulk work, small numba kernels for the Kronecker bit loop and the geometric neighbour search.
@@ -40,14 +42,16 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ..errors import GraphSpecError
+from .. import memory
+from ..errors import GraphSpecError, HostMemoryError
 from ..progress import Task, task
+from .build import _SLACK_BYTES, csr_build_bytes
 from .graph import Graph
 
 __all__ = [
     "GeneratorSpec",
     "KINDS",
-    "MAX_BYTES",
+    "SpecMemoryError",
     "VALID_FORMS",
     "is_spec",
     "parse_spec",
@@ -67,8 +71,6 @@ __all__ = [
 INITIATOR = (0.57, 0.19, 0.19)
 RGG_RADIUS_FACTOR = 0.55  # DIMACS10 rgg: r = 0.55 * sqrt(ln n / n)
 WEIGHT_MAX = 255
-MAX_BYTES = 64 * 2**30  # a spec needing more than this for its edge records is refused
-_RECORD_BYTES = 16  # one edge record: two int64 vertex ids
 _CHUNK_DRAWS = 1 << 20  # 64-bit draws per Kronecker chunk (8 MiB): bounds memory, feeds the progress bar
 
 VALID_FORMS = (
@@ -178,7 +180,7 @@ def parse_spec(spec: str) -> GeneratorSpec:
     """Parse a generator spec (see the module docstring for the grammar) into a `GeneratorSpec`.
 
     Raises `GraphSpecError` naming the spec, the bad token and the valid forms. Sizes are not checked here; `generate`
-    refuses specs over `MAX_BYTES`.
+    refuses specs whose `estimate_bytes` exceeds the available memory.
     """
     if not isinstance(spec, str):
         kind = type(spec).__name__
@@ -232,6 +234,7 @@ def rgg_radius(n: int) -> float:
 
 
 def _vertices_records(parsed: GeneratorSpec) -> tuple[int, int]:
+    """The vertex count and an upper bound of the edge records the generator hands to the CSR build."""
     kind, p = parsed.kind, parsed.params
     if kind in ("kron", "rmat"):
         n = 1 << int(p[0])
@@ -241,38 +244,83 @@ def _vertices_records(parsed: GeneratorSpec) -> tuple[int, int]:
         return n, int(round(n * float(p[1]) / 2))
     if kind == "rgg":
         n = 1 << int(p[0])
-        return n, math.ceil(math.pi * rgg_radius(n) ** 2 * n * (n - 1) / 2)  # expected pairs (border effects ignored)
-    rows, cols = int(p[0]), int(p[1])
-    return rows * cols, rows * (cols - 1) + (rows - 1) * cols
+        expected = math.pi * rgg_radius(n) ** 2 * n * (n - 1) / 2  # border effects ignored: above the mean
+        return n, _above_mean(expected, expected)
+    rows, cols, keep = int(p[0]), int(p[1]), float(p[2])
+    full = rows * (cols - 1) + (rows - 1) * cols
+    return rows * cols, full if keep >= 1.0 else min(full, _above_mean(keep * full, full * keep * (1.0 - keep)))
+
+
+def _above_mean(mean: float, variance: float) -> int:
+    """A count that a random count of this mean and variance stays below: four standard deviations above the mean."""
+    return math.ceil(mean + 4.0 * math.sqrt(variance) + 8)
+
+
+def _generator_bytes(parsed: GeneratorSpec, n: int, m: int) -> int:
+    """Peak bytes of the generator's own work, before the CSR build (see `estimate_bytes`)."""
+    kind = parsed.kind
+    weights = 5 * m if parsed.weighted else 0  # uint8 draws, then float32
+    if kind in ("kron", "rmat"):
+        scale = int(parsed.params[0])
+        chunk = max(1, _CHUNK_DRAWS // scale)
+        draws = 8 * scale * min(m, 3 * chunk)  # 64-bit draws: a chunk drawn, one in the worker, one being released
+        return max(16 * n + 16 * m + draws, 16 * m + weights)  # the label permutation (and its int64 copy), records
+    if kind == "er":
+        return 16 * m + weights
+    if kind == "rgg":
+        g = max(1, int(1.0 / rgg_radius(n)))
+        return 88 * n + 8 * (g * g + 1) + 16 * m  # points, cell ids and order, sorted coordinates, counts; pairs
+    rows, cols, keep = int(parsed.params[0]), int(parsed.params[1]), float(parsed.params[2])
+    full = rows * (cols - 1) + (rows - 1) * cols
+    peak = max(16 * n + 16 * full, 16 * m + weights)  # the id lattice and one raveled copy, the records
+    if keep < 1.0:
+        peak = max(peak, 25 * full, 17 * full + 16 * m)  # all records, a uniform and a mask each, the kept copies
+    return peak
 
 
 def estimate_bytes(spec: str | GeneratorSpec) -> int:
-    """A rough estimate of the memory a spec's edge records take: 16 bytes (two int64 ids) per record, 4 more when
-    weighted, 8 per vertex (the CSR offsets), and for rgg the 16-byte point coordinates. The CSR build needs a small
-    multiple of this at its peak."""
+    """Estimated peak host memory of generating a spec and building its CSR: what `generate` checks, before anything
+    is allocated, against the memory this machine has available (`graphgear.memory.require`).
+
+    The larger of two phases, both calibrated by ``benchmarks/memory_peaks.py`` (docs/memory.md):
+
+    - the generator's own work: its edge records (two int64 ids, 16 bytes each) and temporaries: the Kronecker
+      label permutation and bit draws, the geometric points and their cells, the grid's lattice and keep-mask;
+    - the CSR build: the records it is handed (16 bytes each; weighted, the float32 weights twice, the generator's and
+      `Graph.from_edges`' copy) plus `csr_build_bytes` (the build's sort keys, copies and outputs).
+
+    Record counts are upper bounds: exact for kron, rmat and er, four standard deviations above the mean where they
+    are random (rgg, grid with KEEP < 1); self-loops and duplicates are assumed absent.
+    """
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     n, m = _vertices_records(parsed)
-    total = m * (_RECORD_BYTES + (4 if parsed.weighted else 0)) + 8 * n
-    if parsed.kind == "rgg":
-        total += 16 * n
-    return total
+    directed, loops = parsed.kind == "rmat", parsed.kind in ("kron", "rmat", "er")  # rgg and grid draw no loops
+    held = 16 * m + (8 * m if parsed.weighted else 0)
+    build = held + csr_build_bytes(n, m, directed, parsed.weighted, self_loops=loops)
+    return max(_generator_bytes(parsed, n, m) + _SLACK_BYTES, build)
+
+
+class SpecMemoryError(HostMemoryError, GraphSpecError):
+    """A generator spec whose graph needs more host memory than this machine has available: a `HostMemoryError`
+    (a MemoryError) that is also a `GraphSpecError`, so code catching either refuses it."""
 
 
 def _check_size(text: str, parsed: GeneratorSpec) -> None:
-    need = estimate_bytes(parsed)
-    if need > MAX_BYTES:
-        n, m = _vertices_records(parsed)
-        raise GraphSpecError(
-            f"generator spec {text!r} is too large: {n:,} vertices and about {m:,} edge records need an estimated "
-            f"{need:,} bytes ({need / 2**30:,.1f} GiB), over the {MAX_BYTES / 2**30:g} GiB limit; use a smaller size"
-        )
+    """Refuse, before anything is allocated, a spec whose estimated peak exceeds the available memory."""
+    n, m = _vertices_records(parsed)
+    what = f"generator spec {text!r} ({n:,} vertices, about {m:,} edge records)"
+    try:
+        memory.require(estimate_bytes(parsed), what)
+    except HostMemoryError as exc:
+        raise SpecMemoryError(f"{exc}; use a smaller size") from None
 
 
 # ------------------------------------------------------------------------------------------------------ entry point
 def generate(spec: str, progress: bool | None = None) -> Graph:
     """Build the graph a spec describes (``kron:20``, ``rmat:16:8:w``, ``er:1000:4:seed=7``, ``rgg:16``,
     ``grid:512:512:0.8``); ``graph.name`` is the spec. ``progress`` shows a bar for long runs (None: the process
-    default, see `graphgear.progress.enable`). Raises `GraphSpecError` for a malformed or too large spec."""
+    default, see `graphgear.progress.enable`). Raises `GraphSpecError` for a malformed spec, and `SpecMemoryError`
+    (also a GraphSpecError) for one this machine has not the memory for."""
     parsed = parse_spec(spec)
     return _build(parsed, spec, progress)
 
@@ -582,6 +630,7 @@ def _build_grid(parsed: GeneratorSpec, name: str, bar: Task) -> Graph:
     if keep < 1.0:
         kept = rng.random(src.size) < keep
         src, dst = src[kept], dst[kept]
+        del kept  # not held through the build (estimate_bytes)
     w = _weights(rng, src.size) if parsed.weighted else None
     bar.update(description=f"building {name}")
     return Graph.from_edges(src, dst, w, num_vertices=rows * cols, directed=False, name=name)
