@@ -15,6 +15,12 @@ import os
 # Set before numba starts its thread pool; a user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+# numba picks its cache folder as each @njit(cache=True) kernel is decorated: give it a writable one first (a read-only
+# install with a read-only home would fail the import).
+from ._numba_cache import ensure_writable_cache  # noqa: E402
+
+ensure_writable_cache()
+
 from . import errors  # noqa: E402
 from .api import (  # noqa: E402
     betweenness_centrality,
