@@ -112,6 +112,17 @@ class FormatWarning(GraphgearWarning):
     """A file was read under an assumption its content does not state (the message says which)."""
 
 
+def warn(message: str, category: type[Warning] = GraphgearWarning) -> None:
+    """Issue a warning attributed to the first caller outside graphgear (the user's line, not a module of ours)."""
+    import sys
+    import warnings
+
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("graphgear"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def located(path: object, line: int | None, message: str, text: str | None = None) -> str:
     """``path, line N: message: 'text'``: how every error about a place in a file reads."""
     where = str(path) if line is None else f"{path}, line {line}"

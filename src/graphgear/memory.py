@@ -104,7 +104,8 @@ def available_bytes() -> int | None:
         try:
             found.append(parse_size(cap))
         except ValueError:
-            raise HostMemoryError(f"${LIMIT_ENV} is {cap!r}, not a size (bytes, or a number with K, M, G or T)") from None
+            raise HostMemoryError(f"${LIMIT_ENV} is {cap!r}, not a size (bytes, or a number with K, M, G or "
+                                  "T)") from None
     return min(found) if found else None
 
 

@@ -1,0 +1,218 @@
+"""Edge lists (SNAP, CSV/TSV, KONECT): ``source target [weight]`` lines, read and written. The grammar is
+docs/formats.md's "Edge lists": comments start at ``#`` or ``%`` anywhere on a line; a header row is a first line whose
+fields are all not numbers; SNAP's ``Nodes:``/``Edges:`` counts and KONECT's format and counts lines are checked
+against the body."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import GraphFormatError
+from ..graph import Graph
+from . import emit, scan
+from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_real, line_text,
+                   require_csr, scan_message, split_fields, top_comments)
+
+__all__ = ["read_edgelist", "write_edgelist", "header_lines", "arcs", "integral", "format_rows"]
+
+_KONECT = re.compile(rb"^[ \t\r]*%[ \t\r]*(sym|asym|bip)\b", re.IGNORECASE)
+_KONECT_COUNTS = re.compile(rb"^%[ \t\r]*([0-9]{1,18})[ \t\r]+([0-9]{1,18})[ \t\r]+([0-9]{1,18})[ \t\r]*$")
+_NODES = re.compile(rb"\bNodes:[ \t]*([0-9]{1,18})\b", re.IGNORECASE)
+_EDGES = re.compile(rb"\bEdges:[ \t]*([0-9]{1,18})\b", re.IGNORECASE)
+_COLUMNS = ("source", "target", "weight", "timestamp")
+
+
+def _is_comment(text: bytes) -> bool:
+    return text[:1] in (b"#", b"%")
+
+
+def _first_line_text(raw: bytes | bytearray) -> bytes:
+    end = raw.find(b"\n")
+    return bytes(raw[: end if end >= 0 else len(raw)])
+
+
+def _count(lines: list[Line], pattern: re.Pattern[bytes]) -> tuple[int, Line] | None:
+    for line in lines:
+        match = pattern.search(line.content)
+        if match:
+            return int(match.group(1)), line
+    return None
+
+
+def _error(path: Path, line: Line, message: str) -> GraphFormatError:
+    return GraphFormatError(path, line.number, message, line.content.decode("utf-8", "replace").strip())
+
+
+def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:
+    """Parse an edge list (see the module notes) into records."""
+    konect = _KONECT.match(_first_line_text(raw))
+    if konect and konect.group(1).lower() == b"bip":
+        raise GraphFormatError(path, 1, "a bipartite KONECT network has two vertex sets; graphgear reads graphs of one",
+                               line_text(raw, 0))
+    first = first_line(raw, _is_comment, cut=b"#%")
+    comments = top_comments(raw, _is_comment, len(raw) if first is None else first.offset)
+    directed = direction_hint(comments)
+    if konect:
+        directed = konect.group(1).lower() == b"asym"
+    directed = True if directed is None else directed
+    nodes, edges = _count(comments, _NODES), _count(comments, _EDGES)
+    base = 1 if konect else 0
+    if konect and len(comments) > 1 and comments[1].number == 2:
+        counts = _KONECT_COUNTS.match(comments[1].content)
+        if counts:
+            m, n1, n2 = (int(g) for g in counts.groups())
+            if n1 != n2:
+                raise _error(path, comments[1], f"KONECT's counts line names two vertex sets ({n1:,} and {n2:,})")
+            edges, nodes = (m, comments[1]), (n1, comments[1])
+    if first is None:
+        return _no_edges(path, raw, nodes, edges, directed, "no edges: the file holds only comments and blank lines")
+    comma = b"," in first.content
+    fields = split_fields(first.content, comma)
+    header: tuple[Line, int] | None = None
+    data = first
+    if not any(is_real(f) for f in fields):  # a header row: no field is a number
+        if comma and not all(fields):
+            raise _error(path, first, "an empty column name in the header row (a CSV written with its index? "
+                                      "write it without, e.g. pandas' index=False)")
+        header = (first, len(fields))
+        following = first_line(raw, _is_comment, _next_line(raw, first.offset), first.number + 1, cut=b"#%")
+        if following is None:
+            return _no_edges(path, raw, nodes, edges, directed, "no edges: the file holds only a header row")
+        data = following
+    columns = split_fields(data.content, comma)
+    ncols = len(columns)
+    allowed = (2, 3, 4) if konect else (2, 3)
+    if comma and not all(columns):
+        raise _error(path, data, f"an empty field in column {columns.index(b'') + 1}")
+    if ncols not in allowed:
+        want = "2, 3 or 4 columns (source target [weight [timestamp]])" if konect else \
+            "2 or 3 columns (source target [weight])"
+        raise _error(path, data, f"expected {want}, found {ncols}")
+    if header is not None and header[1] != ncols:
+        raise _error(path, header[0], f"the header row names {header[1]} columns but the data lines have {ncols}")
+    if path.name.lower().removesuffix(".gz").endswith(".wel") and ncols != 3:
+        raise _error(path, data, "a .wel file needs a weight column (source target weight)")
+    buf = scan.as_buffer(raw)
+    result = scan.scan_edges(buf, data.offset, data.number, scan.MODE_EDGES, comma, ncols)
+    if isinstance(result, scan.ScanError):
+        raise GraphFormatError(path, result.line, scan_message(result, _COLUMNS[:ncols]),
+                               line_text(raw, result.offset))
+    src, dst, weights = result
+
+    def locate(i: int) -> scan.ScanError:
+        return scan.locate_record(buf, data.offset, data.number, scan.MODE_EDGES, comma, ncols, i)
+
+    if base:
+        src -= base
+        dst -= base
+    weights = check_weights(path, raw, weights if ncols >= 3 else None, locate)
+    records = src.shape[0]
+    if edges is not None and edges[0] != records:
+        raise _error(path, edges[1], f"the header says {edges[0]:,} edges but the file holds {records:,} edge lines")
+    top = int(max(src.max(), dst.max())) if records else -1
+    check_ids(path, raw, src, max(top + 1, 1), base, locate)  # a negative id
+    check_ids(path, raw, dst, max(top + 1, 1), base, locate)
+    n = top + 1
+    if records:
+        def where() -> tuple[int, int]:
+            at = locate(int(np.argmax(src)) if src.max() >= dst.max() else int(np.argmax(dst)))
+            return at.line, at.offset
+
+        require_csr(path, raw, max(n, nodes[0] if nodes else 0), records, directed, weights is not None, where,
+                    f"vertex id {top + base}")
+    if nodes is not None:
+        n = _vertices(path, raw, nodes, src, dst, top, base, bool(konect), locate)
+    return Records(src, dst, weights, n, directed)
+
+
+def _next_line(raw: bytes | bytearray, offset: int) -> int:
+    end = raw.find(b"\n", offset)
+    return len(raw) if end < 0 else end + 1
+
+
+def _no_edges(path: Path, raw: bytes | bytearray, nodes: tuple[int, Line] | None, edges: tuple[int, Line] | None,
+              directed: bool, message: str) -> Records:
+    if nodes is None:
+        raise GraphFormatError(path, None, message)
+    if edges is not None and edges[0] != 0:
+        raise _error(path, edges[1], f"the header says {edges[0]:,} edges but the file holds none")
+    require_csr(path, raw, nodes[0], 0, directed, False, (nodes[1].number, nodes[1].offset), f"{nodes[0]:,} nodes")
+    empty = np.empty(0, np.int64)
+    return Records(empty, empty.copy(), None, nodes[0], directed)
+
+
+def _vertices(path: Path, raw: bytes | bytearray, nodes: tuple[int, Line], src: np.ndarray, dst: np.ndarray, top: int,
+              base: int, konect: bool, locate) -> int:
+    """The vertex count a header's node count gives (docs/formats.md, "Counts")."""
+    count, line = nodes
+    if top < count:
+        return count  # ids within the count: isolated vertices up to it
+    if konect:  # KONECT's count is the id range
+        i = int(np.argmax(src)) if src.max() >= dst.max() else int(np.argmax(dst))
+        err = locate(i)
+        raise GraphFormatError(path, err.line, f"vertex id {top + base} is above KONECT's vertex count {count:,}",
+                               line_text(raw, err.offset))
+    seen = np.zeros(top + 1, dtype=bool)
+    seen[src] = True
+    seen[dst] = True
+    distinct = int(np.count_nonzero(seen))
+    if distinct != count:
+        raise _error(path, line, f"the header says {count:,} nodes but the edges name {distinct:,} distinct vertices "
+                                 f"(largest id {top + base:,})")
+    return top + 1  # SNAP counts the vertices that appear; its ids may have gaps
+
+
+# ---------------------------------------------------------------------------------------------------------- writing
+
+
+def header_lines(graph: Graph, comment: str) -> str:
+    """The comment lines graphgear writes on top of a text file: the direction and the counts (read back by load)."""
+    kind = "Directed" if graph.directed else "Undirected"
+    name = f": {graph.name}" if graph.name else ""
+    return (f"{comment} {kind} graph{name} (written by graphgear)\n"
+            f"{comment} Nodes: {graph.num_vertices} Edges: {graph.num_edges}\n")
+
+
+def arcs(graph: Graph, once: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(rows, targets, weights) of the stored arcs; with once, an undirected edge only as its u <= v arc."""
+    rows = np.repeat(np.arange(graph.num_vertices, dtype=np.int64), graph.out_degree())
+    cols = graph.indices.astype(np.int64)
+    weights = graph.weights
+    if once and not graph.directed:
+        keep = rows <= cols
+        rows, cols = rows[keep], cols[keep]
+        weights = None if weights is None else weights[keep]
+    return rows, cols, weights
+
+
+def integral(weights: np.ndarray) -> bool:
+    """Whether every weight is a whole number that prints exactly as an integer."""
+    return bool(np.all(weights == np.round(weights)) and np.all(np.abs(weights) < 2**53))
+
+
+def format_rows(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | None, prefix: bytes, sep: bytes) -> bytes:
+    """Rows of ``prefix u sep v [sep w]`` text; integer weights as integers, others with 9 significant digits (enough
+    to read every float32 back exactly)."""
+    if weights is None or integral(weights):
+        table = np.stack([rows, cols] if weights is None else [rows, cols, weights.astype(np.int64)], axis=1)
+        return emit.format_int_rows(table, prefix, sep)
+    s = sep.decode()
+    text = "".join(
+        f"{prefix.decode()}{u}{s}{v}{s}{w:.9g}\n" for u, v, w in zip(rows.tolist(), cols.tolist(), weights.tolist())
+    )
+    return text.encode()
+
+
+def write_edgelist(graph: Graph, path: Path) -> bytes:
+    """An edge list: the header comments, a ``source,target[,weight]`` row for CSV, one line per edge."""
+    rows, cols, weights = arcs(graph, once=True)
+    csv = ".csv" in [s.lower() for s in path.suffixes]
+    sep = b"," if csv else b"\t"
+    head = header_lines(graph, "#")
+    if csv:
+        head += "source,target,weight\n" if weights is not None else "source,target\n"
+    return head.encode() + format_rows(rows, cols, weights, b"", sep)
+
