@@ -335,3 +335,30 @@ def test_renumber_false_keeps_dense_ids():
     g = Graph.from_edges([0, 5], [5, 0], renumber=False)
     assert g.num_vertices == 6 and g.vertex_ids is None
     assert g.vertex_labels([5]).tolist() == [5]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
+def test_every_constructor_refuses_weights_that_are_not_finite_float32(bad):
+    """One check for the CSR constructor and the edge-record ones: NaN, +-inf, and a float64 beyond float32's range
+    (the cast made it inf), named by position and value (Graph: the arc; from_edges, from_scipy, from_networkx,
+    from_table: the record)."""
+    shown = repr(float(bad)).replace("+", r"\+")
+    with pytest.raises(GraphError, match=rf"weights\[2\] = {shown} is not a finite float32"):
+        Graph(np.array([0, 2, 3, 3]), np.array([1, 2, 2]), np.array([1.0, 2.0, bad]))
+    with pytest.raises(GraphError, match=rf"weights\[2\] = {shown} is not a finite float32"):
+        Graph.from_edges([0, 0, 1], [1, 2, 2], [1.0, 2.0, bad])
+    with pytest.raises(GraphError, match=rf"weights\[2\] = {shown} is not a finite float32"):
+        Graph.from_table(pd.DataFrame({"src": [0, 0, 1], "dst": [1, 2, 2], "w": [1.0, 2.0, bad]}), weight="w")
+    with pytest.raises(GraphError, match="is not a finite float32"):
+        Graph.from_scipy(sp.csr_array((np.array([1.0, 2.0, bad]), np.array([1, 2, 2]), np.array([0, 2, 3, 3]))))
+    G = nx.DiGraph()
+    G.add_weighted_edges_from([(0, 1, 1.0), (0, 2, 2.0), (1, 2, bad)])
+    with pytest.raises(GraphError, match="is not a finite float32"):
+        Graph.from_networkx(G)
+
+
+def test_largest_float32_weight_is_kept():
+    """float32's largest finite value (3.4e38) is a weight like any other; only what lies beyond it is refused."""
+    big = float(np.finfo(np.float32).max)
+    g = Graph(np.array([0, 1, 1]), np.array([1]), np.array([big]))
+    assert g.weights.tolist() == [big]

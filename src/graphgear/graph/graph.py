@@ -12,6 +12,8 @@ Statistics (`stats`) and device copies (filled by the backends) are cached on th
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 import numba
@@ -24,9 +26,113 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx
     import scipy.sparse
 
-__all__ = ["Graph"]
+__all__ = ["Graph", "shown", "described", "check_flag"]
 
 _POLICIES = ("drop", "keep")
+# the keyword options each constructor passes on to from_edges (the others it sets itself)
+_EDGE_OPTIONS = ("self_loops", "duplicates", "renumber", "name")
+
+
+# ------------------------------------------------------------------------------------------------ argument checks
+def shown(value: Any, limit: int = 160) -> str:
+    """`value`'s repr for an error message, clipped to `limit` characters (a dict of a million entries, say)."""
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the error being reported
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def described(value: Any) -> str:
+    """``int 123``: the type's name and the value, for messages about an argument of the wrong kind."""
+    return f"{type(value).__name__} {shown(value)}"
+
+
+def check_flag(name: str, value: Any, none: bool = False) -> bool:
+    """`value` as a bool when it is one (Python's or NumPy's), else a GraphError naming `name`. A flag given as 1,
+    "no" or a list is refused rather than read by its truth: "no" is true. ``none=True`` lets None through (the
+    caller's "decide for me")."""
+    if value is None and none:
+        return value
+    if not isinstance(value, (bool, np.bool_)):
+        wanted = "True, False or None" if none else "True or False"
+        raise GraphError(f"{name} must be {wanted}, got {described(value)}")
+    return bool(value)
+
+
+def _check_options(constructor: str, options: dict[str, Any], allowed: tuple[str, ...]) -> None:
+    """GraphError naming an option a ``from_*`` constructor does not pass on (Python would raise a TypeError deep
+    inside, or a 'multiple values' one for an option the constructor sets itself)."""
+    for key in options:
+        if key not in allowed:
+            raise GraphError(f"Graph.{constructor} has no option {key!r}; its options are {', '.join(allowed)}")
+
+
+def _whole_numbers(values: Any, name: str) -> np.ndarray:
+    """`values` (one number or a 1-D sequence) as a 1-D integer array (an integer array as it is, no copy; whole
+    floats as int64); a GraphError naming the first entry that is not a whole number (a bool, a string, None, 1.5,
+    NaN) or the shape that is not 1-D."""
+    original = values
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):  # a ragged nesting
+        raise GraphError(f"{name} must be whole numbers, got {described(original)}") from None
+    if arr.ndim > 1:
+        raise GraphError(f"{name} must be one number or a 1-D list of them, got shape {arr.shape}: {shown(original)}")
+    arr = np.atleast_1d(arr)
+    kind = arr.dtype.kind
+    if kind in "iu":
+        if kind == "u" and arr.size and arr.max() >= 2**63:
+            i = int(np.argmax(arr >= 2**63))
+            raise GraphError(f"{name}[{i}] = {int(arr[i])} does not fit in int64")
+        return arr
+    if kind == "f":
+        whole = np.isfinite(arr) & (arr == np.floor(arr))
+        bad = np.flatnonzero(~whole)
+    else:  # bools, strings, objects: find the first entry that is not an integer
+        bad = [i for i, v in enumerate(arr.tolist()) if isinstance(v, bool) or not isinstance(v, numbers.Integral)]
+    if len(bad):
+        i = int(bad[0])
+        value = original[i] if isinstance(original, (list, tuple)) else arr[i]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise GraphError(f"{name}[{i}] = {shown(value)} is not a whole number")
+    return arr.astype(np.int64)
+
+
+def _edge_ids(values: np.ndarray, name: str) -> np.ndarray:
+    """`as_id_array` (the ids of edge records as int64), its error extended by the first record at fault."""
+    try:
+        return as_id_array(values, name)
+    except GraphError as exc:
+        try:
+            _whole_numbers(values, name)
+        except GraphError as where:
+            raise GraphError(f"{exc}: {where}") from None
+        raise
+
+
+def float32_weights(weights: Any, name: str = "weights") -> np.ndarray:
+    """`weights` as a contiguous float32 array; a GraphError naming the first one that is not a number, or not a
+    finite float32: NaN, +-inf, or a float64 beyond float32's range (3.4e38), which the cast would turn into inf.
+    SSSP would report a vertex reached over such an arc as unreachable, and PageRank would spread NaN. The one check
+    of both `Graph.__init__` and `Graph.from_edges` (there on the records, before the build reorders them)."""
+    original = weights
+    try:
+        raw = np.asarray(weights)
+    except (TypeError, ValueError):
+        raise GraphError(f"{name} must be numbers, got {described(original)}") from None
+    if raw.dtype.kind not in "iuf":
+        raise GraphError(f"{name} must be numbers, got dtype {raw.dtype}: {shown(original)}")
+    with np.errstate(over="ignore"):  # float64 beyond float32's range becomes inf here, and is reported below
+        w = np.ascontiguousarray(raw, dtype=np.float32)
+    # max and min carry a NaN or an infinity through (the fastest pass: 17 ms over 60 million weights, where a mask
+    # of np.isfinite took 170 ms); the position is looked for only when there is one
+    if w.size and not (np.isfinite(w.max()) and np.isfinite(w.min())):
+        if w.ndim != 1:  # another shape, which the caller refuses: name the value rather than a position
+            raise GraphError(f"{name} must be finite float32 numbers, got {shown(original)}")
+        i = int(np.argmin(np.isfinite(w)))
+        raise GraphError(f"{name}[{i}] = {float(raw.reshape(-1)[i])!r} is not a finite float32")
+    return w
 
 
 class Graph:
@@ -43,25 +149,41 @@ class Graph:
         counts: BuildCounts = BuildCounts(),
         name: str = "",
     ) -> None:
-        """Wrap CSR arrays as they are (checked, not copied). Most users want `Graph.from_edges` instead."""
-        offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-        if offsets.ndim != 1 or offsets.size == 0 or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
-            raise GraphError("CSR offsets must be a non-empty, non-decreasing 1-D array starting at 0")
+        """Wrap CSR arrays as they are (checked, not copied unless their dtype differs). Most users want
+        `Graph.from_edges` instead. Weights must be finite float32 values (`float32_weights`)."""
+        if np.ndim(offsets) != 1 or np.size(offsets) == 0:
+            raise GraphError(f"CSR offsets must be a non-empty 1-D array, got {shown(offsets)}")
+        offsets = np.ascontiguousarray(_whole_numbers(offsets, "offsets"), dtype=np.int64)
+        if offsets[0] != 0:
+            raise GraphError(f"CSR offsets must start at 0, got offsets[0] = {int(offsets[0])}")
+        step = np.diff(offsets)
+        if np.any(step < 0):
+            i = int(np.argmax(step < 0))
+            raise GraphError(f"CSR offsets must be non-decreasing: offsets[{i + 1}] = {int(offsets[i + 1])} < "
+                             f"offsets[{i}] = {int(offsets[i])}")
         num_vertices = offsets.size - 1
-        indices = np.ascontiguousarray(indices, dtype=index_dtype(num_vertices))
+        if np.ndim(indices) != 1:
+            raise GraphError(f"CSR indices must be a 1-D array, got {shown(indices)}")
+        indices = np.ascontiguousarray(_whole_numbers(indices, "indices"), dtype=index_dtype(num_vertices))
         if indices.shape != (int(offsets[-1]),):
             raise GraphError(f"CSR indices hold {indices.size} arcs but offsets end at {int(offsets[-1])}")
         check_id_range(indices, num_vertices, "indices")
         if weights is not None:
-            weights = np.ascontiguousarray(weights, dtype=np.float32)
+            weights = float32_weights(weights)
             if weights.shape != indices.shape:
                 raise GraphError(f"{weights.size} weights for {indices.size} arcs")
+        if vertex_ids is not None and (not hasattr(vertex_ids, "__len__") or np.ndim(vertex_ids) == 0):
+            raise GraphError(f"vertex_ids must be a sequence of {num_vertices} labels, got {described(vertex_ids)}")
         if vertex_ids is not None and len(vertex_ids) != num_vertices:
             raise GraphError(f"{len(vertex_ids)} vertex ids for {num_vertices} vertices")
+        if not isinstance(counts, BuildCounts):
+            raise GraphError(f"counts must be a BuildCounts, got {described(counts)}")
+        if not isinstance(name, str):
+            raise GraphError(f"name must be a string, got {described(name)}")
         self.offsets = offsets
         self.indices = indices
         self.weights = weights
-        self.directed = bool(directed)
+        self.directed = check_flag("directed", directed)
         self.vertex_ids = vertex_ids
         self.counts = counts
         self.name = name
@@ -98,22 +220,28 @@ class Graph:
         whole). An undirected graph (``directed=False``) stores both arcs of every edge.
         """
         for option, value in (("self_loops", self_loops), ("duplicates", duplicates)):
-            if value not in _POLICIES:
-                raise GraphError(f"{option} must be 'drop' or 'keep', got {value!r}")
-        src_raw, dst_raw = np.asarray(src), np.asarray(dst)
+            if not isinstance(value, str) or value not in _POLICIES:
+                raise GraphError(f"{option} must be 'drop' or 'keep', got {shown(value)}")
+        directed = check_flag("directed", directed)
+        renumber = check_flag("renumber", renumber, none=True)
+        if not isinstance(name, str):
+            raise GraphError(f"name must be a string, got {described(name)}")
+        if num_vertices is not None and (isinstance(num_vertices, (bool, np.bool_))
+                                         or not isinstance(num_vertices, numbers.Integral)):
+            raise GraphError(f"num_vertices must be a whole number >= 0 or None, got {described(num_vertices)}")
+        try:
+            src_raw, dst_raw = np.asarray(src), np.asarray(dst)
+        except (TypeError, ValueError):  # ragged nestings
+            raise GraphError(f"src and dst must be 1-D arrays of one length, got {shown(src)} and "
+                             f"{shown(dst)}") from None
         if src_raw.ndim != 1 or dst_raw.ndim != 1 or src_raw.shape != dst_raw.shape:
-            raise GraphError(f"src and dst must be 1-D arrays of one length, got shapes {src_raw.shape} and {dst_raw.shape}")
+            raise GraphError(f"src and dst must be 1-D arrays of one length, got shapes {src_raw.shape} and "
+                             f"{dst_raw.shape}: {shown(src)} and {shown(dst)}")
         w = None
         if weights is not None:
-            w = np.asarray(weights)
+            w = float32_weights(weights)
             if w.shape != src_raw.shape:
-                raise GraphError(f"weights must have the shape of src {src_raw.shape}, got {w.shape}")
-            if w.dtype.kind not in "iuf" or w.dtype.kind == "b":
-                raise GraphError(f"weights must be numbers, got dtype {w.dtype}")
-            w = w.astype(np.float32)
-            if w.size and not np.all(np.isfinite(w)):
-                i = int(np.argmin(np.isfinite(w)))
-                raise GraphError(f"weights[{i}] = {float(w[i])} is not a finite float32")
+                raise GraphError(f"weights must have the shape of src {src_raw.shape}, got {w.shape}: {shown(weights)}")
         if renumber is None:  # numbers are ids (floats must be whole); anything else (strings, objects) are labels
             renumber = src_raw.dtype.kind not in "iuf" or dst_raw.dtype.kind not in "iuf"
         vertex_ids = None
@@ -123,7 +251,7 @@ class Graph:
             s, d, vertex_ids = renumber_ids(src_raw, dst_raw)
             n = len(vertex_ids)
         else:
-            s, d = as_id_array(src_raw, "src"), as_id_array(dst_raw, "dst")
+            s, d = _edge_ids(src_raw, "src"), _edge_ids(dst_raw, "dst")
             if num_vertices is None:
                 n = int(max(s.max(), d.max())) + 1 if s.size else 0
                 if s.size and min(int(s.min()), int(d.min())) < 0:
@@ -145,18 +273,45 @@ class Graph:
         """Build from a square scipy.sparse matrix or array: entry (i, j) is an arc i -> j weighted by its value.
 
         A pattern-only (boolean) matrix gives an unweighted graph. ``directed=None`` means undirected exactly when the
-        matrix is symmetric.
+        matrix is symmetric. ``options``: self_loops, duplicates, renumber and name, as for `from_edges`.
         """
         from .build import from_scipy
 
+        try:
+            import scipy.sparse
+
+            sparse = scipy.sparse.issparse(matrix)
+        except ImportError:  # pragma: no cover - without SciPy there is no sparse matrix to pass
+            sparse = False
+        if not sparse:
+            raise GraphError(f"expected a scipy.sparse matrix or array, got {described(matrix)}")
+        check_flag("directed", directed, none=True)
+        _check_options("from_scipy", options, _EDGE_OPTIONS)
         return from_scipy(cls, matrix, directed, **options)
 
     @classmethod
     def from_networkx(cls, graph: Any, weight: str | None = "weight", **options: Any) -> Graph:
-        """Build from a networkx Graph/DiGraph; node labels are kept in ``vertex_ids`` (in the graph's node order)."""
+        """Build from a networkx Graph/DiGraph; node labels are kept in ``vertex_ids`` (in the graph's node order).
+        ``weight`` names the edge attribute that holds the weights (None: unweighted; the graph is unweighted too
+        when some edge lacks it). ``options``: self_loops, duplicates and name, as for `from_edges`."""
         from .build import from_networkx
 
-        return from_networkx(cls, graph, weight, **options)
+        if not hasattr(graph, "is_directed") or not hasattr(graph, "edges"):
+            raise GraphError(f"expected a networkx graph, got {described(graph)}")
+        if weight is not None and not isinstance(weight, str):
+            raise GraphError(f"weight must be the name of an edge attribute (a string) or None, got "
+                             f"{described(weight)}")
+        _check_options("from_networkx", options, ("self_loops", "duplicates", "name"))
+        try:
+            return from_networkx(cls, graph, weight, **options)
+        except GraphError:
+            raise
+        except (TypeError, ValueError):  # an edge's weight that is not a number (np.fromiter cannot convert it)
+            for u, v, data in graph.edges(data=True):
+                value = data.get(weight)
+                if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+                    raise GraphError(f"edge {u!r} -> {v!r} has {weight}={shown(value)}, not a number") from None
+            raise
 
     @classmethod
     def from_table(
@@ -168,9 +323,17 @@ class Graph:
         directed: bool = True,
         **options: Any,
     ) -> Graph:
-        """Build from a pandas DataFrame or pyarrow Table of edges, naming its source, target and weight columns."""
+        """Build from a pandas DataFrame or pyarrow Table of edges, naming its source, target and weight columns.
+        ``options``: num_vertices, self_loops, duplicates, renumber and name, as for `from_edges`."""
         from .build import from_table
 
+        if not hasattr(table, "column_names") and not hasattr(table, "columns"):
+            raise GraphError(f"expected a pandas DataFrame or a pyarrow Table, got {described(table)}")
+        for role, column in (("source", source), ("target", target), ("weight", weight)):
+            if (column is None and role != "weight") or not isinstance(column, Hashable):
+                raise GraphError(f"{role} must name a column of the table, got {described(column)}")
+        check_flag("directed", directed)
+        _check_options("from_table", options, ("num_vertices",) + _EDGE_OPTIONS)
         return from_table(cls, table, source, target, weight, directed, **options)
 
     # ---------------------------------------------------------------------------------------------------- sizes
@@ -250,26 +413,64 @@ class Graph:
         return dict(self._stats)
 
     # ---------------------------------------------------------------------------------------------------- user ids
-    def vertex_index(self, labels: Any) -> np.ndarray | int:
-        """Internal index (0..V-1) of user vertex labels; the identity when the graph was not renumbered."""
+    def vertex_index(self, labels: Any, name: str = "vertex") -> np.ndarray | int:
+        """Internal index (0..V-1) of user vertex labels: one label gives an int, a 1-D sequence an int64 array; the
+        identity when the graph was not renumbered (ids must then be whole numbers, bools refused). A GraphError
+        names the label at fault, as ``{name}[i] = value``; ``name`` is the caller's argument ("source")."""
         if self.vertex_ids is None and type(labels) is int and 0 <= labels < self.num_vertices:
             return labels  # one source vertex given as an int: every single-source call asks this
-        scalar = np.ndim(labels) == 0
-        values = np.atleast_1d(np.asarray(labels))
-        if self.vertex_ids is None:
-            out = as_id_array(values, "vertex")
-            check_id_range(out, self.num_vertices, "vertex")
-        else:
-            if self._label_index is None:
-                self._label_index = {label: i for i, label in enumerate(self.vertex_ids.tolist())}
-            try:
-                out = np.array([self._label_index[v] for v in values.tolist()], dtype=np.int64)
-            except KeyError as exc:
-                raise GraphError(f"vertex {exc.args[0]!r} is not in the graph") from None
+        if self.vertex_ids is not None:
+            return self._label_positions(labels, name)
+        if isinstance(labels, (str, bytes)):
+            raise GraphError(f"{name} {labels!r} is a label, but this graph's vertices are the ids 0.."
+                             f"{self.num_vertices - 1} (build it with renumber=True to use labels)")
+        scalar = not isinstance(labels, (list, tuple)) and np.ndim(labels) == 0
+        out = _whole_numbers(labels, name).astype(np.int64, copy=False)
+        check_id_range(out, self.num_vertices, name)
         return int(out[0]) if scalar else out
+
+    def _label_positions(self, labels: Any, name: str) -> np.ndarray | int:
+        """vertex_index on a renumbered graph: one label (a tuple too, when it is one of the labels) or a 1-D
+        sequence of them, by a dict from label to index (built on first use)."""
+        if self._label_index is None:
+            self._label_index = {label: i for i, label in enumerate(self.vertex_ids.tolist())}
+        where = "" if name == "vertex" else f"{name}: "
+        try:
+            found = self._label_index.get(labels)
+        except TypeError:  # unhashable: a list or an array of labels
+            found = None
+        if found is not None:
+            return found
+        if isinstance(labels, (list, tuple)):
+            items = list(labels)
+        else:
+            values = np.asarray(labels)
+            if values.ndim == 0:  # a 0-d array (unhashable) holding one label
+                try:
+                    found = self._label_index.get(values.item())
+                except TypeError:
+                    found = None
+                if found is None:
+                    raise GraphError(f"{where}vertex {shown(labels)} is not in the graph")
+                return found
+            if values.ndim > 1:
+                raise GraphError(f"{name} must be one vertex label or a 1-D list of them, got shape {values.shape}: "
+                                 f"{shown(labels)}")
+            items = values.tolist()
+        out = np.empty(len(items), dtype=np.int64)
+        for i, label in enumerate(items):
+            try:
+                out[i] = self._label_index[label]
+            except (KeyError, TypeError):  # not a label, or unhashable (a list inside the list)
+                raise GraphError(f"{where}vertex {shown(label)} is not in the graph") from None
+        return out
 
     def vertex_labels(self, index: Any) -> np.ndarray:
         """User labels of internal vertex indices (the indices themselves when the graph was not renumbered)."""
+        if not isinstance(index, np.ndarray) or index.dtype.kind not in "iu":
+            scalar = np.ndim(index) == 0 and not isinstance(index, (list, tuple))
+            checked = _whole_numbers(index, "vertex index")
+            index = checked[0] if scalar else checked
         index = np.asarray(index)
         if index.size and (index.min() < 0 or index.max() >= self.num_vertices):
             bad = index[(index < 0) | (index >= self.num_vertices)].flat[0]
