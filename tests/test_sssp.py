@@ -8,6 +8,10 @@ treats a stored zero as an edge of weight 0, which `test_reference_keeps_zero_we
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import time
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -18,7 +22,8 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra
 
 import graphgear as gg
-from graphgear.algorithms.sssp import RELAX, RELAX_PULL, UNSETTLED, check_weights, default_delta, sssp
+from graphgear.algorithms.sssp import (RELAX, RELAX_PULL, UNSETTLED, check_weights, default_delta, smallest_delta,
+                                       sssp)
 from graphgear.errors import GraphError
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -369,3 +374,83 @@ def test_tiny_weight_absorbed_by_float_addition_still_gives_a_tree():
     g = gg.Graph(offsets, indices, weights, directed=False)
     for method in ("delta_stepping", "bellman_ford"):
         check(g, 3, sssp(g, 3, method=method, backend="cpu"))
+
+
+# ------------------------------------------------------------------------------------------------------ bucket width
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """Fail (instead of hanging) when the block runs past `seconds`: SIGALRM interrupts the near-far loop between two
+    operator calls."""
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s: the bucket bound did not move")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_delta_too_narrow_to_move_the_bucket_bound_is_refused_before_running():
+    """1e-15 added to a distance near 2.3e5 leaves it unchanged in float64: near-far looped forever. Refused at once,
+    naming the delta, how far distances reach and float64's step there."""
+    g = gg.load("grid:30:30:w")
+    floor, reach = smallest_delta(g)
+    assert reach >= (g.num_vertices - 1) * float(g.weights.max()) and floor == np.spacing(reach)
+    start = time.perf_counter()
+    with time_limit(30), pytest.raises(GraphError, match=r"delta=1e-15 cannot advance the bucket bound: distances "
+                                                         r"here reach 2\.29e\+05, where float64 steps are 2\.9e-11"):
+        gg.sssp(g, 0, delta=1e-15, backend="cpu")
+    assert time.perf_counter() - start < 1.0
+    with pytest.raises(GraphError, match="cannot advance the bucket bound"):
+        gg.sssp(g, 0, delta=float(np.nextafter(floor, 0)), backend="cpu")
+    # Bellman-Ford has no buckets: a delta given to it is not used, and not refused for its width
+    check(g, 0, gg.sssp(g, 0, method="bellman_ford", delta=1e-15, backend="cpu"))
+
+
+@pytest.mark.parametrize("path", [None, "direction=push", "sync=async"])
+def test_smallest_accepted_delta_returns(path):
+    """The narrowest width accepted runs to the end (a power of two: every bound near-far computes from it is exact)
+    and agrees with Dijkstra; so does the default."""
+    g = gg.load("grid:30:30:w")
+    floor = smallest_delta(g)[0]
+    strategy = "auto" if path is None else path
+    with time_limit(120):
+        check(g, 17, gg.sssp(g, 17, delta=floor, backend="cpu", strategy=strategy))
+        check(g, 17, gg.sssp(g, 17, backend="cpu", strategy=strategy))
+
+
+def test_default_delta_is_widened_to_the_smallest_that_moves_the_bound():
+    """A sampled mean can miss a heavy arc: 131,073 parallel arcs of 1e-30 then one of 1e30 (the sample takes every
+    second arc, not it) gave a default width of 1e-30, and 1e30 + 1e-30 == 1e30: the default run never ended."""
+    src = np.array([0] * 131_073 + [1])
+    dst = np.array([1] * 131_073 + [2])
+    w = np.array([1e-30] * 131_073 + [1e30])
+    g = gg.Graph.from_edges(src, dst, w, duplicates="keep")
+    mean, _, positive = check_weights(g)
+    assert default_delta(g, mean, positive) < smallest_delta(g)[0]
+    with time_limit(60):
+        for method in METHODS:
+            check(g, 0, gg.sssp(g, 0, method=method, backend="cpu"))
+
+
+def test_nonfinite_csr_weights_are_refused_and_finite_ones_match_dijkstra():
+    """Graph(offsets, indices, weights) refuses NaN, +-inf and float64 beyond float32 (which became inf: SSSP then
+    called a reachable vertex unreachable); the same CSR with finite weights runs as Dijkstra does."""
+    offsets = np.array([0, 2, 3, 5, 6])
+    indices = np.array([1, 2, 3, 1, 3, 0])
+    finite = np.array([1.0, 4.0, 2.5, 1.0, 7.0, 3.0])
+    for bad, shown in ((np.nan, "nan"), (np.inf, "inf"), (-np.inf, "-inf"), (1e39, r"1e\+39")):
+        weights = finite.copy()
+        weights[3] = bad
+        with pytest.raises(GraphError, match=rf"weights\[3\] = {shown} is not a finite float32"):
+            gg.Graph(offsets, indices, weights)
+    g = gg.Graph(offsets, indices, finite)
+    for source in range(4):
+        expected = dijkstra(scipy.sparse.csr_array((finite, indices, offsets), shape=(4, 4)), indices=source)
+        for method in METHODS:
+            result = gg.sssp(g, source, method=method, backend="cpu")
+            np.testing.assert_array_equal(result.distances, expected)
+            check(g, source, result)

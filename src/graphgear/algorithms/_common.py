@@ -2,22 +2,64 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 
-from ..errors import GraphError
+from ..engine.controller import CONTROLLERS, Controller
+from ..engine.strategy import Strategy, parse_strategy
+from ..errors import GraphError, StrategyError
+from ..graph.graph import described, shown
 from ..functor import Functor, cpu_functor
 from ..operators import ACTIVATE, STOP
 
 
-def resolve_source(graph: Any, source: Any) -> int:
-    """Internal index of a source vertex given in the user's ids; a clear error when it is not in the graph."""
+def resolve_source(graph: Any, source: Any, name: str = "source") -> int:
+    """Internal index of one source vertex given in the user's ids (a whole number 0..V-1, or a label of a renumbered
+    graph); a GraphError naming `name` and the value when it is not one vertex of the graph (None, a list, 1.5, True,
+    a string on a graph of ids, an id out of range): "source=9 is out of range for 9 vertices (0..8)"."""
+    n = graph.num_vertices
+    if type(source) is int and graph.vertex_ids is None and 0 <= source < n:
+        return source  # the common call, without the checks below
+    if n == 0:
+        raise GraphError(f"the graph has no vertices, so it has no source vertex ({name}={shown(source)})")
     if source is None:
-        raise GraphError("a source vertex is required")
-    if graph.num_vertices == 0:
-        raise GraphError("the graph has no vertices, so it has no source vertex")
-    return int(graph.vertex_index(source))
+        raise GraphError(f"{name}=None: a source vertex is required")
+    if graph.vertex_ids is not None:
+        index = graph.vertex_index(source, name)
+        if not isinstance(index, (int, np.integer)):
+            raise GraphError(f"{name} must be one vertex label, got {described(source)}")
+        return int(index)
+    value = source.item() if isinstance(source, np.ndarray) and source.ndim == 0 else source
+    whole = isinstance(value, numbers.Integral) or isinstance(value, (float, np.floating)) and float(value).is_integer()
+    if isinstance(value, (bool, np.bool_)) or not whole:
+        raise GraphError(f"{name} must be one vertex id, a whole number from 0 to {n - 1}, got {described(source)}")
+    if not 0 <= value < n:
+        raise GraphError(f"{name}={shown(source)} is out of range for {n} vertices (0..{n - 1})")
+    return int(value)
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """`value` when it is one of the strings `choices` (a method, a layout), else a GraphError naming `name`, the
+    value and the choices."""
+    if not isinstance(value, str) or value not in choices:
+        raise GraphError(f"{name} must be one of {', '.join(choices)}, got {shown(value)}")
+    return value
+
+
+def check_strategy(strategy: Any) -> Any:
+    """StrategyError, before any work, for a `strategy` argument that is none of "auto" / "static" / "adaptive", a
+    Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was otherwise (a
+    string stays a string: callers cache by it)."""
+    if isinstance(strategy, str):
+        if strategy not in CONTROLLERS:
+            parse_strategy(strategy)  # names the text on any fault
+        return strategy
+    if not isinstance(strategy, (Strategy, Controller)):
+        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its short form (such as "
+                            f"'direction=pull'), got {described(strategy)}")
+    return strategy
 
 
 def check_non_negative_weights(graph: Any, algorithm: str) -> None:

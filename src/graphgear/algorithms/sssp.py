@@ -28,7 +28,9 @@ only for a frontier with ten times the out-edges still unexplored; and E' counts
 improves (async push: the FIFO label-correcting algorithm of Bellman-Ford-Moore).
 
 The default bucket width depends on the first path (`default_delta`): Meyer & Sanders' Theta(1/d) rule for sync paths,
-a few mean weights for async ones; its docstring lists the measurements.
+a few mean weights for async ones; its docstring lists the measurements. A width below float64's step at the largest
+distance the graph can have cannot move the bucket bound (`smallest_delta`): a delta given that narrow is refused
+before the run, a default one widened to it.
 
 On the GPU (`near_far_on_device`) every bucket runs inside one persistent kernel. On a graph with hubs it adds Meyer &
 Sanders' light/heavy split (the arcs of weight >= Delta sent once per bucket, when it is done) and chooses their
@@ -48,6 +50,7 @@ unweighted graph runs BFS.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from typing import Any
 
@@ -62,14 +65,16 @@ from ..engine.trace import Trace
 from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor, cpu_functor
-from ..graph.layout import device_layout
+from ..graph.graph import shown
+from ..graph.layout import LAYOUTS, device_layout
 from ..operators import ACTIVATE, STOP
 from ..program import ProgramRun, VertexProgram, run_program
 from ..results import Deferred, SSSPResult
-from ._common import APPLY_SMALLER, check_non_negative_weights, one_vertex, predecessors_from_distances, resolve_source
+from ._common import (APPLY_SMALLER, check_choice, check_non_negative_weights, check_strategy, one_vertex,
+                      predecessors_from_distances, resolve_source)
 from .bfs import bfs
 
-__all__ = ["sssp", "near_far", "default_delta", "check_weights", "METHODS"]
+__all__ = ["sssp", "near_far", "default_delta", "smallest_delta", "check_delta", "check_weights", "METHODS"]
 
 METHODS = ("auto", "delta_stepping", "bellman_ford")
 SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
@@ -258,6 +263,33 @@ def check_weights(graph: Any) -> tuple[float, float, float]:
     return mean, low, positive
 
 
+def smallest_delta(graph: Any) -> tuple[float, float]:
+    """(the narrowest bucket width near-far can run with on `graph`, the bound B of its finite distances). B is
+    (V - 1) times the largest weight, with room for the rounding of V float64 additions; the width is float64's
+    step at B. Below it the bucket bound stops moving: once T_hi nears B, T_hi + Delta == T_hi (1e-15 added to
+    2.5e5, where the step is 2.9e-11), and the loop, on the CPU (near_far) as in the GPU kernel (double distances
+    and thresholds, kernels/persistent.cuh gg_next_bucket), would run forever. At the step or above, T + Delta > T
+    for every T <= B; the step is a power of two, so the bounds both compute from it, floor(T / Delta) * Delta +
+    Delta, are exact. Cached on the graph (one pass over the weights)."""
+    cached = getattr(graph, "_sssp_smallest_delta", None)
+    if cached is not None:
+        return cached
+    w = graph.weights
+    heaviest = float(w.max()) if w is not None and w.size else 0.0
+    n = graph.num_vertices
+    reach = max(n - 1, 0) * heaviest * (1.0 + n * 2.0**-52)
+    graph._sssp_smallest_delta = (float(np.spacing(reach)), reach)
+    return graph._sssp_smallest_delta
+
+
+def check_delta(graph: Any, delta: float) -> None:
+    """GraphError, before running, for a bucket width too narrow to move the bucket bound (`smallest_delta`)."""
+    floor, reach = smallest_delta(graph)
+    if delta < floor:
+        raise GraphError(f"delta={delta!r} cannot advance the bucket bound: distances here reach {reach:.3g}, where "
+                         f"float64 steps are {floor:.2g}; give delta >= {floor!r}, or None for the default")
+
+
 def default_delta(graph: Any, mean: float, positive: float, sync: str = "sync") -> float:
     """The bucket width for the path the controller starts with, at least the smallest positive weight (inf when
     every weight is 0: one bucket).
@@ -298,18 +330,24 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     fine); an unweighted graph runs BFS. ``layout`` as for BFS (graph/layout.py device_layout: "auto" renumbers a
     large power-law graph by degree on the GPU); the distances come back in the given ids and the tree is found on
     them."""
-    if method not in METHODS:
-        raise GraphError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if delta is not None and not (isinstance(delta, (int, float, np.integer, np.floating)) and delta > 0):
-        raise GraphError(f"delta must be a positive number (or None for the default), got {delta!r}")
+    check_choice("method", method, METHODS)
+    if delta is not None:  # NaN fails delta > 0; a bool is not a width
+        if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real) or not delta > 0:
+            raise GraphError(f"delta must be a positive number (or None for the default), got {shown(delta)}")
+        delta = float(delta)
     start = time.perf_counter()
     s = resolve_source(graph, source)
+    check_choice("layout", layout, LAYOUTS)
+    check_strategy(strategy)
     if not graph.weighted:
         hops = bfs(graph, s, backend=backend, strategy=strategy, layout=layout)
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)
         hops.trace.algorithm = "sssp"
         return SSSPResult(dist, hops.predecessors, trace=hops.trace, graph=graph, seconds=time.perf_counter() - start)
     mean, low, positive = check_weights(graph)
+    floor = smallest_delta(graph)[0]  # the defaults are widened to it; a delta given narrower is refused
+    if delta is not None and method != "bellman_ford":
+        check_delta(graph, delta)
 
     be = get_backend(backend)
     renumbering, G, note = device_layout(be, graph, layout, auto=be.name == "cuda")
@@ -319,11 +357,11 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, traversed, r, strategy)
     elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
-        width = delta or device_delta(traversed, mean, positive)
+        width = delta or max(device_delta(traversed, mean, positive), floor)
         device_run = near_far_on_device(be, G, traversed, r, width, strategy)
         dist, trace = device_run.state.value, device_run.trace
     else:
-        dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy)
+        dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy, floor)
     trace.controller += note
     if renumbering is not None:
         dist = renumbering.to_original(dist)
@@ -395,8 +433,9 @@ def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace
 
 
 def delta_stepping(be: Any, G: Any, graph: Any, s: int, delta: float | None, mean: float, positive: float,
-                   strategy: Any) -> tuple[Any, Trace]:
-    """Near-far delta-stepping under the traversal controller; see the module notes."""
+                   strategy: Any, floor: float = 0.0) -> tuple[Any, Trace]:
+    """Near-far delta-stepping under the traversal controller; see the module notes. The default width is at least
+    `floor` (`smallest_delta`: a narrower one cannot move the bucket bound)."""
     n = graph.num_vertices
     controller = make_controller(strategy, graph, "traversal")
     if isinstance(controller, TraversalController):
@@ -404,7 +443,7 @@ def delta_stepping(be: Any, G: Any, graph: Any, s: int, delta: float | None, mea
     trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name)
     near = Frontier.from_vertices(one_vertex(be.xp, s), n)
     first = controller.choose(IterationInfo(0, 1, near.out_edges(G.out_degree), n, graph.num_arcs))
-    width = default_delta(graph, mean, positive, first.strategy.sync) if delta is None else float(delta)
+    width = max(default_delta(graph, mean, positive, first.strategy.sync), floor) if delta is None else float(delta)
     return near_far(be, G, graph, near, width, controller, first, trace, "near"), trace
 
 
