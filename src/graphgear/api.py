@@ -8,9 +8,11 @@ or a generator spec.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from .graph.graph import Graph
+from .errors import GraphError
+from .graph.graph import Graph, described
 
 __all__ = [
     "bfs",
@@ -25,8 +27,12 @@ __all__ = [
 
 
 def _graph(graph: Any) -> Graph:
+    """The graph argument as a Graph: a Graph as it is, a path or a generator spec loaded (`graphgear.load`); a
+    GraphError naming anything else (``gg.bfs(123, 0)``), which load would fail on with a bare TypeError."""
     if isinstance(graph, Graph):
         return graph
+    if not isinstance(graph, (str, os.PathLike)):
+        raise GraphError(f"expected a graphgear Graph, a file path or a generator spec, got {described(graph)}")
     from .graph.io import load
 
     return load(graph)

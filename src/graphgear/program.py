@@ -22,6 +22,7 @@ re-reads messages.
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .algorithms._common import one_vertex
+from .algorithms._common import check_strategy, one_vertex
 from .backends import get_backend
 from .engine.controller import IterationInfo, make_controller
 from .engine.strategy import require_monotone
@@ -37,6 +38,7 @@ from .engine.trace import Trace
 from .errors import GraphError, StrategyError
 from .frontier import Frontier
 from .functor import Functor
+from .graph.graph import Graph, _whole_numbers, check_flag, described, shown
 
 __all__ = ["VertexProgram", "ProgramRun", "run_program"]
 
@@ -119,12 +121,20 @@ def run_program(
     source, the worklist [source]), which the GPU makes inside the traversal's first launch.
     """
     if (source is None) == (values is None or buffers is None) or (source is not None and active is not None):
-        raise GraphError("run_program takes values and buffers (and the active vertices), or a source, not both")
+        raise GraphError("run_program takes values and buffers (and the active vertices), or a source, not both "
+                         f"(source={shown(source)}, values {'None' if values is None else 'given'}, buffers "
+                         f"{'None' if buffers is None else 'given'}, active {'None' if active is None else 'given'})")
+    _check_arguments(program, graph, values, buffers, active, source, max_rounds, after_round, phase)
+    copy, lazy = check_flag("copy", copy), check_flag("lazy", lazy)
+    check_strategy(strategy)
     be = get_backend(backend)
     G = be.graph(graph)
     n = graph.num_vertices
-    state = be.program_state(G, program, values, buffers, np.asarray(be.to_host(params), dtype=np.float64), copy=copy,
-                             source=source)
+    try:
+        host_params = np.asarray(be.to_host(params), dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GraphError(f"params must be numbers, got {shown(params)}") from None
+    state = be.program_state(G, program, values, buffers, host_params, copy=copy, source=source)
     controller = make_controller(strategy, graph, program.kind, monotone=program.monotone)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
@@ -165,6 +175,45 @@ def run_program(
     if source is not None:  # the single-source start, if no round made it (max_rounds 0)
         be.fill_state(state)
     return ProgramRun(trace, state, be, check)
+
+
+def _check_arguments(program: Any, graph: Any, values: Any, buffers: Any, active: Any, source: Any, max_rounds: Any,
+                     after_round: Any, phase: Any) -> None:
+    """GraphError naming a run_program argument of the wrong kind or size, before the backend's kernels index with it
+    (an array of the wrong length, or an active vertex out of range, would read or write past the state's arrays).
+    Device arrays (CuPy) are checked by shape and dtype only: a range check would wait for the device."""
+    if not isinstance(program, VertexProgram):
+        raise GraphError(f"program must be a VertexProgram, got {described(program)}")
+    if not isinstance(graph, Graph):
+        raise GraphError(f"graph must be a graphgear Graph, got {described(graph)}")
+    n = graph.num_vertices
+    for name, array in (("values", values), ("buffers", buffers)):
+        if array is None:
+            continue
+        on_device = type(array).__module__.startswith("cupy")
+        try:
+            arr = array if on_device else np.asarray(array)
+        except (TypeError, ValueError):
+            raise GraphError(f"{name} must be an array of {n} numbers, got {shown(array)}") from None
+        if arr.shape != (n,) or arr.dtype.kind not in "iuf":
+            raise GraphError(f"{name} must be an array of {n} numbers (one per vertex), got {shown(array)} (shape "
+                             f"{arr.shape}, dtype {arr.dtype})")
+    if active is not None and not type(active).__module__.startswith("cupy"):
+        ids = _whole_numbers(active, "active")
+        if ids.size and (ids.min() < 0 or ids.max() >= n):
+            i = int(np.argmax((ids < 0) | (ids >= n)))
+            raise GraphError(f"active[{i}] = {int(ids[i])} is out of range for {n} vertices (0..{n - 1})")
+    if source is not None:
+        whole = isinstance(source, numbers.Integral) and not isinstance(source, (bool, np.bool_))
+        if not whole or not 0 <= source < n:
+            raise GraphError(f"source must be a vertex index from 0 to {n - 1}, got {described(source)}")
+    if isinstance(max_rounds, (bool, np.bool_)) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 0:
+        raise GraphError(f"max_rounds must be a whole number >= 0, got {described(max_rounds)}")
+    if after_round is not None and not callable(after_round):
+        raise GraphError(f"after_round must be a function (backend, state) -> Frontier or None, got "
+                         f"{described(after_round)}")
+    if not isinstance(phase, str):
+        raise GraphError(f"phase must be a string, got {described(phase)}")
 
 
 def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,

@@ -56,10 +56,10 @@ from ..engine.trace import Trace
 from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor
-from ..graph.graph import Graph
+from ..graph.graph import Graph, check_flag, described, shown
 from ..operators import ACTIVATE
 from ..results import BetweennessResult
-from ._common import one_vertex
+from ._common import check_strategy, one_vertex, resolve_source
 
 __all__ = ["betweenness_centrality"]
 
@@ -220,32 +220,40 @@ def _python_random(seed: Any) -> Any:
         return random._inst  # type: ignore[attr-defined]
     if isinstance(seed, random.Random):
         return seed
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+    if isinstance(seed, (bool, np.bool_)):
+        raise GraphError(f"seed must be None, an int, a random.Random or a NumPy generator, got {described(seed)}")
+    if isinstance(seed, numbers.Integral):
         return random.Random(int(seed))
     try:  # numpy generators: networkx wraps them; use its wrapper when networkx is there
         from networkx.utils import create_py_random_state
     except ImportError:  # pragma: no cover - networkx is a test dependency
-        raise GraphError(f"seed must be None, an int or a random.Random, got {seed!r}") from None
+        raise GraphError(f"seed must be None, an int or a random.Random, got {described(seed)}") from None
     try:
         return create_py_random_state(seed)
-    except ValueError as exc:
-        raise GraphError(f"bad seed {seed!r}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise GraphError(f"bad seed {shown(seed)}: {exc}") from None
 
 
 def _choose_sources(graph: Graph, k: Any, seed: Any, sources: Any) -> tuple[list[int], np.ndarray | None]:
     """(internal source ids, the sampled ids for networkx's k-rescaling or None for an exact sum)."""
     n = graph.num_vertices
+    rng = _python_random(seed)  # checked whether or not k samples with it
     if sources is not None:
         if k is not None:
-            raise GraphError("give either k (sampled sources) or sources, not both")
-        labels = [sources] if np.ndim(sources) == 0 and not isinstance(sources, (list, tuple)) else list(sources)
-        if labels and n == 0:
+            raise GraphError(f"give either k (sampled sources) or sources, not both (k={shown(k)}, "
+                             f"sources={shown(sources)})")
+        many = isinstance(sources, (list, tuple)) or not isinstance(sources, (str, bytes)) and np.ndim(sources) > 0
+        labels = list(sources) if many else [sources]
+        if not labels:
+            raise GraphError(f"sources={shown(sources)} is empty: give at least one source vertex (or leave sources "
+                             "None for all of them)")
+        if n == 0:
             raise GraphError("the graph has no vertices, so it has no source vertex")
-        return [int(graph.vertex_index(s)) for s in labels], None
+        return [resolve_source(graph, s, f"sources[{i}]") for i, s in enumerate(labels)], None
     if k is None:
         return list(range(n)), None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise GraphError(f"k must be a whole number of sources, got {k!r}")
+        raise GraphError(f"k must be a whole number of sources, got {described(k)}")
     k = int(k)
     if k < 0 or k > n:
         raise GraphError(f"k = {k} sources cannot be sampled from {n} vertices (need 0 < k <= {n})")
@@ -253,7 +261,7 @@ def _choose_sources(graph: Graph, k: Any, seed: Any, sources: Any) -> tuple[list
         return list(range(n)), None
     if k == 0:
         raise GraphError("k = 0 samples no source; networkx's rescaling divides by k")
-    sampled = _python_random(seed).sample(range(n), k)  # = networkx's seed.sample(list(G.nodes()), k), by position
+    sampled = rng.sample(range(n), k)  # = networkx's seed.sample(list(G.nodes()), k), by position
     return sampled, np.asarray(sampled, dtype=np.int64)
 
 
@@ -387,7 +395,10 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
                            strategy: Any = "auto") -> BetweennessResult:
     """Brandes betweenness centrality as networkx.betweenness_centrality defines it (unweighted); see the module notes
     for k, seed, sources, normalized and endpoints. ``.centrality`` is float64 per internal vertex id."""
+    normalized = check_flag("normalized", normalized)
+    endpoints = check_flag("endpoints", endpoints)
     ids, sampled = _choose_sources(graph, k, seed, sources)
+    check_strategy(strategy)
     be = get_backend(backend)
     if isinstance(strategy, str) and strategy not in CONTROLLERS:
         strategy = Strategy.parse(strategy)  # parsed once, not once per source

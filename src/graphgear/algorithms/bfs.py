@@ -17,10 +17,10 @@ import numpy as np
 from ..backends import get_backend
 from ..engine.strategy import Strategy
 from ..functor import Functor
-from ..graph.layout import device_layout
+from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
 from ..results import BFSResult, Deferred
-from ._common import APPLY_SMALLER, predecessors_from_distances, resolve_source
+from ._common import APPLY_SMALLER, check_choice, check_strategy, predecessors_from_distances, resolve_source
 
 
 @numba.njit(nogil=True)
@@ -60,6 +60,8 @@ def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto
     are found on the given ids, so the answer does not depend on the layout.
     """
     s = resolve_source(graph, source)
+    check_choice("layout", layout, LAYOUTS)
+    check_strategy(strategy)
     be = get_backend(backend)
     renumbering, _, note = device_layout(be, graph, layout, auto=be.name == "cuda")
     traversed = graph if renumbering is None else renumbering.graph

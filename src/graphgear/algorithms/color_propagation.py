@@ -45,6 +45,7 @@ from ..functor import Functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE
 from ..results import ColorResult
+from ._common import check_strategy
 
 __all__ = ["color_propagation", "PUSH_COLOR", "PULL_COLOR"]
 
@@ -97,6 +98,7 @@ CUDA_FUNCTORS = [
 
 def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ColorResult:
     """colors[v] = the largest vertex id that reaches v along edges (int64), by Slota et al.'s color propagation."""
+    check_strategy(strategy)
     be = get_backend(backend)
     G = be.graph(graph)
     xp = be.xp

@@ -39,13 +39,12 @@ from ..backends.cpu.atomics import atomic_cas
 from ..engine.controller import CONTROLLERS, FixedController, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
-from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
 from ..results import ComponentsResult
-from ._common import APPLY_SMALLER, canonical_labels
+from ._common import APPLY_SMALLER, canonical_labels, check_choice, check_strategy
 
 __all__ = ["connected_components", "afforest", "label_propagation", "symmetrised", "METHODS", "LABEL_PROPAGATION"]
 
@@ -322,8 +321,8 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
                          strategy: Any = "auto") -> ComponentsResult:
     """Weakly connected components (a directed graph's arcs count in both directions): ``labels`` numbered 0..C-1 in
     order of each component's smallest vertex. ``method`` is "afforest" (the default, "auto") or "label_propagation"."""
-    if method not in METHODS:
-        raise GraphError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    check_choice("method", method, METHODS)
+    check_strategy(strategy)
     be = get_backend(backend)
     if method == "label_propagation":
         comp, trace = label_propagation(graph, backend=be, strategy=strategy)

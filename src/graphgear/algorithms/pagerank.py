@@ -49,6 +49,7 @@ auto    degree on a power-law graph too large for the caches (graph.layout.skewe
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Mapping
 from dataclasses import fields
@@ -65,11 +66,11 @@ from ..engine.trace import Trace, TraceRow
 from ..errors import GraphError, StrategyError
 from ..frontier import Frontier
 from ..functor import Functor
-from ..graph.graph import Graph
-from ..graph.layout import check_layout, device_layout
+from ..graph.graph import Graph, described, shown
+from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
-from ._common import check_non_negative_weights
+from ._common import check_choice, check_non_negative_weights, check_strategy
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
@@ -168,59 +169,74 @@ CUDA_PROGRAMS = [PAGERANK_DELTA]
 
 
 # ------------------------------------------------------------------------------------------------------ arguments
+def _number(name: str, value: Any, wanted: str) -> float:
+    """A real-number argument as a float; GraphError for a string ("0.85"), a bool or None (float() would take the
+    first two)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise GraphError(f"{name} must be {wanted}, got {described(value)}")
+    return float(value)
+
+
 def _check_scalars(alpha: Any, tol: Any, max_iter: Any, method: Any) -> tuple[float, float, int]:
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise GraphError(f"alpha must be a number in (0, 1], got {alpha!r}") from None
+    a = _number("alpha", alpha, "a number in (0, 1]")
     if not 0.0 < a <= 1.0:  # also refuses NaN
         raise GraphError(f"alpha must be in (0, 1], got {alpha!r}")
-    try:
-        t = float(tol)
-    except (TypeError, ValueError):
-        raise GraphError(f"tol must be a positive number, got {tol!r}") from None
+    t = _number("tol", tol, "a positive, finite number")
     if not 0.0 < t < math.inf:
         raise GraphError(f"tol must be a positive, finite number, got {tol!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise GraphError(f"max_iter must be an integer >= 0, got {max_iter!r}")
-    if method not in METHODS:
-        raise GraphError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise GraphError(f"max_iter must be an integer >= 0, got {shown(max_iter)}")
+    check_choice("method", method, METHODS)
     return a, t, int(max_iter)
 
 
 def _distribution(graph: Graph, given: Any, name: str) -> np.ndarray | None:
-    """A dict {label: weight} or an array of length V as a float64 host vector summing to 1 (None stays None)."""
+    """A dict {label: weight} or an array of length V as a float64 host vector summing to 1 (None stays None); a
+    GraphError names the key or position and the value at fault."""
     if given is None:
         return None
     n = graph.num_vertices
     if isinstance(given, Mapping):
         keys = list(given.keys())
-        try:
-            raw = np.asarray(list(given.values()), dtype=np.float64)
-        except (TypeError, ValueError):
-            raise GraphError(f"{name} values must be numbers") from None
+        values = list(given.values())
+        for key, value in zip(keys, values):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise GraphError(f"{name}[{key!r}] = {shown(value)} is not a number")
+        raw = np.asarray(values, dtype=np.float64)
         try:
             index = np.atleast_1d(graph.vertex_index(np.asarray(keys) if keys else np.empty(0, np.int64)))
         except GraphError:
             bad = [k for k in keys if not _is_vertex(graph, k)]
-            raise GraphError(f"{name} key {bad[0] if bad else keys!r} is not a vertex of the graph") from None
+            raise GraphError(f"{name} key {shown(bad[0] if bad else keys)} is not a vertex of the graph") from None
         vector = np.zeros(n, dtype=np.float64)
         np.add.at(vector, index, raw)
+        label = lambda i: repr(keys[i])  # noqa: E731
     else:
+        if isinstance(given, (str, bytes)) or np.ndim(given) == 0:
+            raise GraphError(f"{name} must be a dict keyed by vertex or an array of {n} numbers, got "
+                             f"{described(given)}")
         try:
             raw = np.asarray(given, dtype=np.float64)
         except (TypeError, ValueError):
-            raise GraphError(f"{name} must be a dict keyed by vertex or an array of {n} numbers") from None
+            raise GraphError(f"{name} must be a dict keyed by vertex or an array of {n} numbers, got "
+                             f"{shown(given)}") from None
         if raw.shape != (n,):
-            raise GraphError(f"{name} must be a dict keyed by vertex or an array of length {n}, got shape {raw.shape}")
+            raise GraphError(f"{name} must be a dict keyed by vertex or an array of length {n}, got shape {raw.shape}: "
+                             f"{shown(given)}")
+        if np.asarray(given).dtype.kind == "b":
+            raise GraphError(f"{name} must hold numbers, not bools: {shown(given)}")
         vector = raw.copy()
+        label = str  # noqa: E731
     if raw.size and not np.all(np.isfinite(raw)):
-        raise GraphError(f"{name} values must be finite numbers")
+        i = int(np.argmin(np.isfinite(raw)))
+        raise GraphError(f"{name}[{label(i)}] = {float(raw[i])!r} is not a finite number: {name} values must be "
+                         "finite")
     if raw.size and raw.min() < 0:
-        raise GraphError(f"{name} values must be >= 0, got {float(raw.min())}")
+        i = int(np.argmin(raw))
+        raise GraphError(f"{name} values must be >= 0, got {name}[{label(i)}] = {float(raw[i])!r}")
     total = float(vector.sum())
     if not total > 0:
-        raise GraphError(f"{name} must have a positive sum (at least one vertex with a value > 0)")
+        raise GraphError(f"{name} must have a positive sum (at least one vertex with a value > 0), got {shown(given)}")
     return vector / total
 
 
@@ -280,7 +296,8 @@ def pagerank(
     """PageRank of every vertex (float64, sums to 1), as networkx.pagerank computes it; see the module notes."""
     start = time.perf_counter()
     alpha, tol, max_iter = _check_scalars(alpha, tol, max_iter, method)
-    check_layout(layout)
+    check_choice("layout", layout, LAYOUTS)
+    check_strategy(strategy)
     be = get_backend(backend)
     n = graph.num_vertices
     if n == 0:

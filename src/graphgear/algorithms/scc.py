@@ -51,7 +51,7 @@ from ..functor import Functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
 from ..results import ComponentsResult
-from ._common import canonical_labels, one_vertex
+from ._common import canonical_labels, check_strategy, one_vertex
 
 __all__ = ["strongly_connected_components"]
 
@@ -396,6 +396,7 @@ class _Run:
 def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ComponentsResult:
     """Strongly connected components by Multistep (trim, forward-backward, coloring): ``.labels`` numbered 0..C-1
     (in order of each component's smallest vertex). An undirected graph gives its connected components."""
+    check_strategy(strategy)
     be = get_backend(backend)
     if isinstance(strategy, str) and strategy not in CONTROLLERS:
         strategy = Strategy.parse(strategy)

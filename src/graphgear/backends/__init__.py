@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import BackendError
 
-__all__ = ["get_backend", "cuda_available", "high_diameter", "BACKENDS", "HIGH_DIAMETER_RATIO"]
+__all__ = ["get_backend", "is_backend", "cuda_available", "high_diameter", "BACKENDS", "HIGH_DIAMETER_RATIO"]
 
 BACKENDS = ("auto", "cpu", "cuda")
 # SEP-Graph's delta: a graph with |E| / |V| below it is high-diameter (Algorithm 2 then never switches direction; the
@@ -35,10 +35,24 @@ def cuda_available() -> bool:
         return False
 
 
+# what every backend object has (CpuBackend, CudaBackend): a name and the operators the algorithms call
+_BACKEND_ATTRIBUTES = ("graph", "advance", "pull", "to_host", "xp")
+
+
+def is_backend(value: Any) -> bool:
+    """Whether `value` is a backend object (duck-typed: its ``name`` and the operators every backend has), which
+    `get_backend` passes through; None, numbers and the like are not."""
+    return isinstance(getattr(value, "name", None), str) and all(hasattr(value, a) for a in _BACKEND_ATTRIBUTES)
+
+
 def get_backend(name: Any = "auto") -> Any:
-    """The backend object for "auto", "cpu" or "cuda" (a backend object passes through)."""
+    """The backend object for "auto", "cpu" or "cuda" (a backend object passes through); BackendError for anything
+    else, named (None, 3, "gpu")."""
     if not isinstance(name, str):
-        return name
+        if is_backend(name):
+            return name
+        raise BackendError(f"backend must be one of {', '.join(map(repr, BACKENDS))} or a backend object, got "
+                           f"{type(name).__name__} {name!r}")
     if name not in BACKENDS:
         raise BackendError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     if name == "auto":

@@ -63,6 +63,11 @@ DENSE_FRONTIERS = ("bitmap", "boolmap")
 QUEUE_FRONTIERS = ("vertex_queue", "edge_queue")
 
 
+def _whole(value: Any) -> bool:
+    """An integer that is not a bool (NumPy's too): what group_size and hops take."""
+    return isinstance(value, Integral) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
 @dataclass(frozen=True)
 class Strategy:
     """One execution path. Construct with keywords, `Strategy.parse("direction=pull,drive=topology")` or `with_`.
@@ -84,15 +89,23 @@ class Strategy:
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
-            if value not in allowed:
+            # the type first: True == 1 and 4.0 == 4 would pass the membership test
+            if not (_whole(value) if name == "group_size" else isinstance(value, str)) or value not in allowed:
                 raise StrategyError(f"{name}={value!r} is not one of {', '.join(map(str, allowed))}")
-        supports = frozenset(self.supports if not isinstance(self.supports, str) else self.supports.split("+"))
+        object.__setattr__(self, "group_size", int(self.group_size))
+        raw = self.supports
+        if isinstance(raw, str):
+            raw = raw.split("+")
+        elif not isinstance(raw, (set, frozenset, list, tuple)) or not all(isinstance(x, str) for x in raw):
+            raise StrategyError(f"supports must be a set of names among {', '.join(SUPPORTS)} (or their '+' form), got "
+                                f"{raw!r}")
+        supports = frozenset(raw)
         supports -= {"", "none"}
         unknown = supports - set(SUPPORTS)
         if unknown:
             raise StrategyError(f"supports={'+'.join(sorted(unknown))} is not among {', '.join(SUPPORTS)}")
         object.__setattr__(self, "supports", supports)
-        if isinstance(self.hops, bool) or not isinstance(self.hops, Integral) or not 1 <= self.hops <= MAX_HOPS:
+        if not _whole(self.hops) or not 1 <= self.hops <= MAX_HOPS:
             raise StrategyError(f"hops must be a whole number from 1 to {MAX_HOPS}, got {self.hops!r}")
         object.__setattr__(self, "hops", int(self.hops))
         self._check_combination()
@@ -204,7 +217,11 @@ def _names() -> list[str]:
 
 
 def parse_strategy(text: str) -> Strategy:
-    """Parse ``key=value`` pairs separated by commas (see `Strategy.parse`); ``default`` or empty gives Strategy()."""
+    """Parse ``key=value`` pairs separated by commas (see `Strategy.parse`); ``default`` or empty gives Strategy().
+    Every StrategyError names the whole text."""
+    if not isinstance(text, str):
+        raise StrategyError(f"a strategy's short form is a string such as 'direction=pull,drive=topology', got "
+                            f"{type(text).__name__} {text!r}")
     text = text.strip()
     if text in ("", "default"):
         return Strategy()
@@ -219,7 +236,7 @@ def parse_strategy(text: str) -> Strategy:
         if key in values:
             raise StrategyError(f"strategy {text!r}: {key} given twice")
         if key in ("group_size", "hops"):
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):
                 wanted = "one of 1, 4, 16, 32" if key == "group_size" else f"a whole number from 1 to {MAX_HOPS}"
                 raise StrategyError(f"strategy {text!r}: {key} must be {wanted}, got {value!r}")
             values[key] = int(value)
@@ -227,4 +244,7 @@ def parse_strategy(text: str) -> Strategy:
             values[key] = frozenset(value.split("+"))
         else:
             values[key] = value
-    return Strategy(**values)
+    try:
+        return Strategy(**values)
+    except StrategyError as exc:
+        raise StrategyError(f"strategy {text!r}: {exc}") from None
