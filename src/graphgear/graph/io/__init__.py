@@ -39,7 +39,7 @@ from .metis import read_metis, write_metis
 from .mtx import BANNER, read_mtx, write_mtx
 from . import npz
 from .npz import read_npz, write_npz
-from .output import write_atomically
+from .output import check_writable, write_atomically
 from .source import describe_mode, os_error, read_head, read_text
 from .text import HINT_BYTES, Records
 
@@ -236,6 +236,7 @@ def save(graph: Graph, path: str | os.PathLike[str], format: str | None = None, 
     if not isinstance(graph, Graph):
         raise GraphError(f"save writes a graphgear Graph, got {type(graph).__name__}")
     path = Path(_path_text(path))
+    check_writable(path, what="graph")  # a special, read-only or misplaced target fails before any work
     fmt = format or _format_from_name(path)
     if fmt not in _WRITERS:
         raise GraphError(f"unknown format {fmt!r}; graphgear writes {', '.join(_WRITERS)}")

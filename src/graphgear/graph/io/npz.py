@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from ... import memory
-from ...errors import GraphError, GraphFormatError
+from ...errors import GraphError, GraphFormatError, GraphgearError
 from ..build import BuildCounts
 from ..graph import Graph
 from .source import open_regular, os_error
@@ -93,12 +93,14 @@ class NpzMembers:
         try:
             self._zip = zipfile.ZipFile(self._file)
             self.infos = {i.filename.removesuffix(".npy"): i for i in self._zip.infolist()}
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError) as exc:
+        except BaseException as exc:
             self._file.close()
-            raise GraphFormatError(path, None, f"not a readable .npz (zip) file ({exc})") from None
-        except BaseException:
-            self._file.close()
-            raise
+            if isinstance(exc, (MemoryError, GraphgearError)) or not isinstance(exc, Exception):
+                raise
+            # zipfile's errors on damaged bytes are not a contract (BadZipFile, NotImplementedError for a version
+            # field, struct.error, UnicodeDecodeError, ...): every one of them means the file is not readable
+            raise GraphFormatError(path, None, f"not a readable .npz (zip) file ({type(exc).__name__}: {exc})") \
+                from None
 
     def close(self) -> None:
         self._zip.close()
@@ -151,11 +153,10 @@ class NpzMembers:
                     got += len(chunk)
                 if member.read(1):  # reaching the end makes zipfile check the member's CRC-32
                     raise GraphFormatError(self.path, None, f"array {name!r} has bytes after its data")
-        except GraphFormatError:
+        except (MemoryError, GraphgearError):
             raise
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, SyntaxError, TypeError, OverflowError, KeyError,
-                NotImplementedError, zipfile.LargeZipFile, RuntimeError) as exc:
-            if isinstance(exc, OSError) and not isinstance(exc, (zipfile.BadZipFile,)) and exc.errno is not None:
+        except Exception as exc:  # zipfile's and numpy's header errors on damaged bytes, as above
+            if isinstance(exc, OSError) and exc.errno is not None:
                 raise os_error(self.path, exc) from None
             raise GraphFormatError(self.path, None, f"array {name!r} is damaged ({type(exc).__name__}: {exc})") \
                 from None

@@ -161,7 +161,8 @@ def check_weights(path: Path, raw: bytes | bytearray, weights: np.ndarray | None
     """The weights as float32; a value whose float32 rounding is infinite is a GraphFormatError on its line."""
     if weights is None:
         return None
-    out = weights.astype(np.float32)
+    with np.errstate(over="ignore"):  # an overflow is reported below, on its line
+        out = weights.astype(np.float32)
     finite = np.isfinite(out)
     if not finite.all():
         i = int(np.argmin(finite))
