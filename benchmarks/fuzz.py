@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=runner.CASE_TIMEOUT, help="seconds per case before a hang")
     parser.add_argument("--json", default="fuzz-failures.json", help="where the failing cases are written")
     parser.add_argument("--top", type=int, default=10, help="how many of the most common failure reasons to print")
+    parser.add_argument("--examples", action="store_true", help="show the file of each reason's example")
     parser.add_argument("--case", help="run one case FORMAT:SEED in this process and show it")
     parser.add_argument("--keep", help="with --case: folder to keep the case's file in")
     args = parser.parse_args(argv)
@@ -62,8 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     reasons = runner.common_reasons(results, args.top)
     if reasons:
         print(f"\n{len(reasons)} most common failure reasons (count, signature, example):")
+        from fuzz.debug import glimpse
+
         for sig, count, example in reasons:
             print(f"{count:>7}  {sig}\n         e.g. {example.id}: {example.reason[:240]}")
+            if args.examples:
+                print("\n".join("           | " + line for line in glimpse(example.id).splitlines()))
     bad = runner.failures(results)
     report = {
         "cases": len(results), "workers": args.workers, "first_seed": args.seed, "formats": list(formats),

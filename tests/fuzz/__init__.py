@@ -14,6 +14,7 @@ Run:
                                                                 # own unit tests
     GRAPHGEAR_FUZZ_CASES=200000 GRAPHGEAR_FUZZ_WORKERS=8 pytest tests/test_fuzz.py -k fuzz_run
     python benchmarks/fuzz.py --cases 200000 --workers 8 --json fuzz-failures.json
+    python benchmarks/fuzz.py --cases 5000 --examples          # each common failure reason with its example's file
 
 Debug one case (in this process: no worker, so a debugger or a crash is yours; the file is kept):
 

@@ -93,6 +93,12 @@ def _npz_case(fmt: str, seed: int, rng: random.Random, workdir: Path) -> Case:
     if r < 0.9:  # one or two semantic mutations
         functions, weights = zip(*mutate.NPZ_SEMANTIC)
         for _ in range(1 if rng.random() < 0.75 else 2):
-            notes.append(rng.choices(functions, weights)[0](arrays, rng))
+            mutation = rng.choices(functions, weights)[0]
+            trial = dict(arrays)  # mutations replace arrays, never write into them
+            try:
+                notes.append(mutation(trial, rng))
+                arrays = trial
+            except (KeyError, ValueError, IndexError, TypeError) as exc:  # a member an earlier mutation removed, ...
+                notes.append(f"{mutation.__name__.lstrip('_')}: not applicable ({type(exc).__name__})")
     data, more = mutate.npz_from_arrays(arrays, rng)
     return Case(fmt, seed, name, data, None, notes + more)

@@ -37,6 +37,16 @@ def preview(data: bytes, limit: int = 600) -> str:
     return "\n".join(lines)
 
 
+def glimpse(case_id: str, lines: int = 6, width: int = 100) -> str:
+    """A few lines of the case's file (decompressed when gzip), or a short hexdump: for a report."""
+    fmt, seed = parse_id(case_id)
+    with tempfile.TemporaryDirectory(prefix="graphgear-fuzz-case-") as scratch:
+        case = make_case(fmt, seed, Path(scratch))
+    shown = preview(case.data, limit=400).splitlines()
+    head = f"{case.name}, {len(case.data)} bytes; " + "; ".join(case.notes)
+    return "\n".join([head[:width * 2]] + [line[:width] for line in shown[: lines + 2]])
+
+
 def show(case_id: str, keep: str | None = None) -> str:
     """Build, print and judge the case `case_id` ("el.gz:17"); returns its outcome. With `keep`, the file is written
     to that folder and left there."""

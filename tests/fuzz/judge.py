@@ -202,11 +202,20 @@ def _short(filename: str) -> str:
     return match.group(1) if match else Path(filename).name
 
 
-_NORMALIZE = [(re.compile(r"'[^']*'|\"[^\"]*\""), "'…'"), (re.compile(r"\b\d+(\.\d+)?\b"), "N")]
+_NORMALIZE = [
+    (re.compile(r"[\w.]*\.(?:el|txt|csv|tsv|wel|edges|gr|graph|mtx|npz)(?:\.gz)?\b"), "FILE"),
+    (re.compile(r"\((V=[^)]*)\)"), "(…)"), (re.compile(r"dtype \w+"), "dtype T"), (re.compile(r"0x[0-9a-fA-F]+"), "0xN"),
+    (re.compile(r"'[^']*'|\"[^\"]*\""), "'…'"), (re.compile(r"\b\d+(\.\d+)?\b"), "N"),
+]
+_FOREIGN = re.compile(r"(\w+):.*(\[at [^\]]*\])$")
 
 
 def signature(outcome: str, reason: str) -> str:
-    """The reason with numbers and quoted text blanked: cases that fail the same way share it."""
+    """What cases that fail the same way share: for an exception its type and where it was raised, else the reason
+    with numbers, quoted text, dtypes and graph shapes blanked."""
+    match = _FOREIGN.match(reason) if outcome == "foreign_exception" else None
+    if match:
+        return f"{outcome}: {match.group(1)} {match.group(2)}"
     text = reason
     for pattern, replacement in _NORMALIZE:
         text = pattern.sub(replacement, text)
