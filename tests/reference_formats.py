@@ -11,35 +11,35 @@ Readings chosen where docs/formats.md leaves room (each a choice to report, not 
 
 - Lines are the pieces between ``\\n`` bytes; the empty piece after a final ``\\n`` is not a line (a METIS body
   ``"3 1\\n2\\n1\\n\\n"`` has three vertex lines, the last one blank). A BOM is skipped after decompression.
-- Numbers: the ID grammar allows a sign everywhere, counts included (``p sp +7 2``, ``% +3 5 5``); ``-0`` is 0, not
-  negative; a negative count is an error. METIS edge weights and the vertex sizes/weights it skips follow the ID
-  grammar, either sign. An INT is rounded once to float32 (not through float64). Outside the exact decimal range
+- Numbers: vertex ids may carry a sign (``-0`` is 0); counts (``p sp N M``, METIS and Matrix Market headers,
+  ``Nodes:``/``Edges:``, KONECT's count line) are unsigned COUNTs of at most 18 digits. METIS edge weights and the
+  vertex sizes/weights it skips follow the ID grammar, either sign. An INT is rounded once to float32 (not through float64). Outside the exact decimal range
   (more than 15 significant digits, or a power of ten beyond +-22 once trailing zeros move into the exponent) the
   spec lets a conversion be one float64 ulp off, so the float32 of the float64 neighbours are accepted too (for INTs
   as well): `ReferenceGraph.weights_low/high`, and at float32's overflow boundary both a refusal and the largest
   float32 (`OverflowBoundaryError`, `read(..., lenient=True)`, `ReferenceGraph.may_overflow`).
-- Edge lists: a comma-separated file's field rules (no empty field, no field of two tokens) hold for the header row
-  too. A header row sets no column count when the file has no data lines. The direction hint and the ``Nodes:``/
-  ``Edges:`` statements come from the comment lines above the first non-blank line (the header row when there is
-  one); in a line holding both direction words the first decides; the 64 KiB bound counts bytes of the decompressed
-  content (BOM included) up to the end of the word. ``Nodes:``/``Edges:`` are case-sensitive, not preceded by a
-  letter, digit or ``_``, followed by optional blanks and ``[+-]?[0-9]+`` that is not followed by a letter, digit,
-  ``_`` or ``.``: anything else (``Nodes: 1.5``, ``Nodes: abc``) is no statement, and a later one may count. A
-  statement's number must be a valid count (at most 18 digits, not negative), else the file is an error.
+- Edge lists: a comma-separated header row may not hold an empty field, but its column names may hold blanks; data
+  fields hold one token each. A header row sets no column count when the file has no data lines. The direction hint
+  and the ``Nodes:``/``Edges:`` statements come from the comment lines above the first non-blank line (the header row
+  when there is one), with no byte bound; in a line holding both direction words the first decides.
+  ``Nodes:``/``Edges:`` are case-sensitive, not preceded by a letter, digit or ``_``, followed by optional blanks and
+  ``[0-9]+`` that is not followed by a letter, digit, ``_`` or ``.``: anything else (``Nodes: 1.5``, ``Nodes: -2``) is
+  no statement, and a later one may count. A statement's number of more than 18 digits is an error.
 - KONECT is recognised by content, whatever the name: line 1 is ``%``, optional blanks, then ``sym``, ``asym`` or
   ``bip`` (case-sensitive) followed by a blank or the line's end (``% sym-unweighted`` is an ordinary comment). Line 2
-  is the count line when, after its ``%``, it is exactly three runs of ``[+-]?[0-9]+``; they must then be valid counts
+  is the count line when, after its ``%``, it is exactly three runs of ``[0-9]+``; they must then be valid counts
   with both vertex counts equal. A KONECT file ignores ``Nodes:``/``Edges:`` and direction comments (its format line
-  decides), and without data lines it is an error like any edge list without ``Nodes:``, even with a count line.
-- DIMACS: the direction comment has no 64 KiB bound (the spec states one for edge lists only).
-- METIS: ``fmt`` is ``0`` or ``1[01]{0,2}``; ``ncon`` may be 0; symmetry compares the written integer weights.
+  decides); its count line acts as ``Nodes:``/``Edges:`` would (so with no data lines it is N vertices, no edges).
+- METIS: ``fmt`` is one to three digits 0/1; ``ncon`` may be 0; symmetry compares the written integer weights.
 - Matrix Market: line 1 claims a banner when it starts (after blanks) with ``%%MatrixMarket`` in any case; the claim
   must then be a valid banner, else the file is banner-less (and that line a comment). Banner-less: "the lines after
   it" are the data lines (comments and blank lines not counted).
+- gzip: members one after the other as Python's gzip module reads them, except that reserved header flag bits are
+  refused (RFC 1952, as zlib does).
 - .npz: gzip content is decompressed first ("every file"). Members are ``<key>.npy``; others are ignored (a cache entry
-  holds more members than a graph), a missing required one is an error. dtypes are exact: ``version`` any integer
-  dtype, ``format``/``name`` unicode scalars, ``offsets``/``counts`` int64 and ``indices`` int32/int64 (either byte
-  order), ``weights`` float32, ``directed`` bool; ``fortran_order`` does not matter for 0-d and 1-d arrays; a member
+  holds more members than a graph), a missing required one is an error. dtypes: ``version`` any integer dtype,
+  ``format``/``name`` unicode scalars, ``offsets``/``counts``/``indices`` any integer dtype with values within int64
+  (either byte order), ``weights`` any float dtype (finite once float32), ``directed`` bool, counts not negative; ``fortran_order`` does not matter for 0-d and 1-d arrays; a member
   whose size is not exactly its header plus its data is an error. Rows are sorted non-strictly (a graph saved with
   duplicates kept is valid) and symmetry counts arcs with multiplicity; vertex labels are numbers (integer or float
   kinds) or unicode strings, unique under numpy's equality. The graph is used as stored: load's self-loop and
@@ -64,7 +64,6 @@ __all__ = ["BOM", "OverflowBoundaryError", "ReferenceFormatError", "ReferenceGra
 
 BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
-HINT_BYTES = 64 << 10  # the edge-list direction comment must lie within the file's first 64 KiB
 
 EDGE_LIST_EXTENSIONS = (".txt", ".el", ".wel", ".csv", ".tsv", ".edges")
 FORMAT_BY_EXTENSION = {
@@ -85,11 +84,12 @@ _REAL_PARTS = re.compile(rb"[+-]?([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
 _TOKEN = re.compile(rb"[^ \t\r]+")  # whitespace is space, tab and \r only
 _BLANKS = b" \t\r"
 _DIRECTION = re.compile(rb"\b(un)?directed\b", re.IGNORECASE)  # bytes \b: word characters are [A-Za-z0-9_]
-_NODES = re.compile(rb"(?<![A-Za-z0-9_])Nodes:[ \t\r]*([+-]?[0-9]+)(?![0-9A-Za-z_.])")
-_EDGES = re.compile(rb"(?<![A-Za-z0-9_])Edges:[ \t\r]*([+-]?[0-9]+)(?![0-9A-Za-z_.])")
+_NODES = re.compile(rb"(?<![A-Za-z0-9_])Nodes:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
+_EDGES = re.compile(rb"(?<![A-Za-z0-9_])Edges:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
 _KONECT = re.compile(rb"[ \t\r]*%[ \t\r]*(sym|asym|bip)(?:[ \t\r].*)?")
-_KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([+-]?[0-9]+)[ \t\r]+([+-]?[0-9]+)[ \t\r]+([+-]?[0-9]+)[ \t\r]*")
-_METIS_FMT = re.compile(rb"0|1[01]{0,2}")
+_KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([0-9]+)[ \t\r]+([0-9]+)[ \t\r]+([0-9]+)[ \t\r]*")
+_METIS_FMT = re.compile(rb"[01]{1,3}")
+COUNT = re.compile(rb"[0-9]{1,18}")
 _FLOAT32_MAX_BITS = 24
 
 
@@ -174,12 +174,28 @@ def _read(data: bytes, name: str) -> ReferenceGraph:
 
 
 def _gunzip(data: bytes) -> bytes:
-    """Every gzip member one after the other, as Python's gzip module reads them (zero padding after a member too)."""
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as z:
-            return z.read()
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ReferenceFormatError(f"corrupt or truncated gzip data ({type(exc).__name__}: {exc})") from None
+    """Every gzip member one after the other as Python's gzip module reads them (zero padding after a member too, other
+    bytes after it refused), except that a header with reserved flag bits set is refused, as RFC 1952 asks (zlib)."""
+    out = []
+    rest = data
+    first = True
+    while True:
+        if not first:
+            rest = rest.lstrip(b"\x00")
+            if not rest:
+                return b"".join(out)
+            if not rest.startswith(GZIP_MAGIC):
+                raise ReferenceFormatError("bytes after the last gzip member that are not another member")
+        first = False
+        member = zlib.decompressobj(wbits=31)
+        try:
+            out.append(member.decompress(rest))
+            out.append(member.flush())
+        except zlib.error as exc:
+            raise ReferenceFormatError(f"corrupt gzip data ({exc})") from None
+        if not member.eof:
+            raise ReferenceFormatError("truncated gzip data")
+        rest = member.unused_data
 
 
 def _lines(body: bytes) -> list[bytes]:
@@ -210,11 +226,10 @@ def _id(token: bytes, line: int, what: str = "vertex id") -> int:
 
 
 def _count(token: bytes, line: int, what: str) -> int:
-    """A count: an ID that is not negative."""
-    value = _id(token, line, what)
-    if value < 0:
-        raise ReferenceFormatError(f"{what} {value} is negative", line)
-    return value
+    """A count: unsigned digits, at most 18 (`[0-9]{1,18}`)."""
+    if not COUNT.fullmatch(token):
+        raise ReferenceFormatError(f"{what} {token[:40]!r} is not a count ([0-9]{{1,18}})", line)
+    return int(token)
 
 
 class OverflowBoundaryError(ReferenceFormatError):
@@ -336,9 +351,9 @@ def _content(line: bytes) -> bytes:
     return line[:cut]
 
 
-def _fields(content: bytes, csv: bool, line: int) -> list[bytes]:
-    """The fields of a line (comment removed): between single commas (trimmed, never empty, one token each) or
-    between runs of whitespace."""
+def _fields(content: bytes, csv: bool, line: int, names: bool = False) -> list[bytes]:
+    """The fields of a line (comment removed): between single commas (trimmed, never empty, one token each, except
+    that a header row's column names may hold blanks: `names`) or between runs of whitespace."""
     if not csv:
         return _TOKEN.findall(content)
     fields = []
@@ -346,7 +361,7 @@ def _fields(content: bytes, csv: bool, line: int) -> list[bytes]:
         field = part.strip(_BLANKS)
         if not field:
             raise ReferenceFormatError("an empty comma-separated field", line)
-        if _TOKEN.fullmatch(field) is None:
+        if not names and _TOKEN.fullmatch(field) is None:
             raise ReferenceFormatError(f"a comma-separated field of two tokens {field[:40]!r}", line)
         fields.append(field)
     return fields
@@ -359,6 +374,8 @@ def _read_edgelist(lines: list[bytes], wel: bool, bom: int) -> ReferenceGraph:
         directed, nodes, edges = konect_directed, None, None
     else:
         directed, nodes, edges = _edge_list_hints(lines if first is None else lines[:first], bom)
+    if konect_counts is not None:  # KONECT's count line states the counts as Nodes:/Edges: would
+        edges, nodes = (konect_counts[0], 2), (konect_counts[1], 2)
     if first is None:
         return _no_data_lines(nodes, edges, directed)
     csv = b"," in _content(lines[first])
@@ -368,10 +385,12 @@ def _read_edgelist(lines: list[bytes], wel: bool, bom: int) -> ReferenceGraph:
         content = _content(lines[i])
         if _blank(content):
             continue
+        if i == first:
+            names = _fields(content, csv, i + 1, names=True)
+            if not any(REAL.fullmatch(f) for f in names):
+                header = names
+                continue
         fields = _fields(content, csv, i + 1)
-        if i == first and not any(REAL.fullmatch(f) for f in fields):
-            header = fields
-            continue
         rows.append((i + 1, fields))
     if not rows:
         return _no_data_lines(nodes, edges, directed)
@@ -405,7 +424,7 @@ def _read_edgelist(lines: list[bytes], wel: bool, bom: int) -> ReferenceGraph:
             raise ReferenceFormatError(f"KONECT's count line says {konect_edges} edges, the file has {len(rows)}", 2)
         if largest >= konect_vertices:
             raise ReferenceFormatError(f"vertex id {largest + 1} above KONECT's vertex count {konect_vertices}")
-        n = konect_vertices
+        return _graph(src, dst, weights, konect_vertices, directed)
     if edges is not None and edges[0] != len(rows):
         raise ReferenceFormatError(f"'Edges: {edges[0]}' but the file has {len(rows)} data lines", edges[1])
     if nodes is not None:
@@ -428,14 +447,14 @@ def _no_data_lines(nodes: tuple[int, int] | None, edges: tuple[int, int] | None,
 
 def _edge_list_hints(above: list[bytes], bom: int) -> tuple[bool, tuple[int, int] | None, tuple[int, int] | None]:
     """(directed, (N, line) of ``Nodes:`` or None, (M, line) of ``Edges:`` or None) from the comment lines above the
-    first non-blank line. The direction word must end within the first 64 KiB of the content."""
+    first non-blank line."""
     directed: bool | None = None
     nodes = edges = None
     offset = bom
     for number, line in enumerate(above, 1):
         if directed is None:
             match = _DIRECTION.search(line)
-            if match and offset + match.end() <= HINT_BYTES:
+            if match:
                 directed = match.group(1) is None
         if nodes is None:
             match = _NODES.search(line)
@@ -690,12 +709,10 @@ def _npz_check_header(key: str, dtype: np.dtype, shape: tuple[int, ...]) -> None
     """The dtype and shape docs/formats.md requires of each member (lengths between members are checked later)."""
     kinds = {
         "format": ("U",), "name": ("U",), "version": ("i", "u"), "directed": ("b",),
-        "offsets": ("i",), "counts": ("i",), "indices": ("i",), "weights": ("f",), "vertex_ids": ("i", "u", "f", "U"),
+        "offsets": ("i", "u"), "counts": ("i", "u"), "indices": ("i", "u"), "weights": ("f",),
+        "vertex_ids": ("i", "u", "f", "U"),
     }
     if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in kinds[key]:
-        raise ReferenceFormatError(f"npz member {key!r} has dtype {dtype}")
-    sizes = {"offsets": (8,), "counts": (8,), "indices": (4, 8), "weights": (4,)}
-    if key in sizes and dtype.itemsize not in sizes[key]:
         raise ReferenceFormatError(f"npz member {key!r} has dtype {dtype}")
     ndim = 0 if key in ("format", "name", "version", "directed") else 1
     if len(shape) != ndim or any(s < 0 for s in shape) or (key == "counts" and shape != (2,)):
@@ -754,6 +771,11 @@ def _npz_graph(arrays: dict[str, np.ndarray]) -> ReferenceGraph:
         raise ReferenceFormatError(f"npz format tag {str(arrays['format'][()])[:40]!r}")
     if int(arrays["version"][()]) != 1:
         raise ReferenceFormatError(f"npz version {int(arrays['version'][()])}")
+    if np.any(arrays["counts"].astype(object) < 0):
+        raise ReferenceFormatError("npz counts are negative")
+    for key in ("offsets", "indices"):
+        if arrays[key].dtype.kind == "u" and arrays[key].size and int(arrays[key].max()) >= 2**63:
+            raise ReferenceFormatError(f"npz {key} beyond int64")
     offsets = arrays["offsets"].astype(np.int64)
     indices = arrays["indices"].astype(np.int64)
     n, arcs = offsets.size - 1, indices.size
@@ -775,6 +797,8 @@ def _npz_graph(arrays: dict[str, np.ndarray]) -> ReferenceGraph:
         labels = arrays["vertex_ids"]
         if labels.size != n:
             raise ReferenceFormatError(f"npz holds {labels.size} vertex labels for {n} vertices")
+        if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+            raise ReferenceFormatError("npz vertex labels are numbers that are not finite")
         if np.unique(labels).size != n:
             raise ReferenceFormatError("npz vertex labels are not unique")
     directed = bool(arrays["directed"][()])

@@ -199,7 +199,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     head = read_head(p, HINT_BYTES)
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
-    if head[: len(BANNER)].lower() == BANNER:
+    if head.split(b"\n", 1)[0].lstrip(b" \t\r")[: len(BANNER)].lower() == BANNER:
         return "mtx"
     suffixes = [s.lower() for s in p.suffixes]
     if suffixes and suffixes[-1] == ".gz":

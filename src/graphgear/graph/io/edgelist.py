@@ -13,15 +13,15 @@ import numpy as np
 from ...errors import GraphFormatError
 from ..graph import Graph
 from . import emit, scan
-from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_real, line_text,
+from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_count, is_real, line_text,
                    require_csr, scan_message, split_fields, top_comments)
 
 __all__ = ["read_edgelist", "write_edgelist", "header_lines", "arcs", "integral", "format_rows"]
 
-_KONECT = re.compile(rb"^[ \t\r]*%[ \t\r]*(sym|asym|bip)\b", re.IGNORECASE)
-_KONECT_COUNTS = re.compile(rb"^%[ \t\r]*([0-9]{1,18})[ \t\r]+([0-9]{1,18})[ \t\r]+([0-9]{1,18})[ \t\r]*$")
-_NODES = re.compile(rb"\bNodes:[ \t]*([0-9]{1,18})\b", re.IGNORECASE)
-_EDGES = re.compile(rb"\bEdges:[ \t]*([0-9]{1,18})\b", re.IGNORECASE)
+_KONECT = re.compile(rb"[ \t\r]*%[ \t\r]*(sym|asym|bip)(?:[ \t\r].*)?")  # KONECT's format line (line 1)
+_KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([0-9]+)[ \t\r]+([0-9]+)[ \t\r]+([0-9]+)[ \t\r]*")  # line 2
+_NODES = re.compile(rb"(?<![A-Za-z0-9_])Nodes:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")  # SNAP's "# Nodes: 7115 Edges: 103689"
+_EDGES = re.compile(rb"(?<![A-Za-z0-9_])Edges:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
 _COLUMNS = ("source", "target", "weight", "timestamp")
 
 
@@ -34,12 +34,19 @@ def _first_line_text(raw: bytes | bytearray) -> bytes:
     return bytes(raw[: end if end >= 0 else len(raw)])
 
 
-def _count(lines: list[Line], pattern: re.Pattern[bytes]) -> tuple[int, Line] | None:
+def _count(path: Path, lines: list[Line], pattern: re.Pattern[bytes]) -> tuple[int, Line] | None:
+    """The first count statement of a kind in these comment lines (docs/formats.md, "Counts")."""
     for line in lines:
         match = pattern.search(line.content)
         if match:
-            return int(match.group(1)), line
+            return _checked(path, match.group(1), line), line
     return None
+
+
+def _checked(path: Path, digits: bytes, line: Line) -> int:
+    if not is_count(digits):
+        raise _error(path, line, f"count {digits[:40].decode()} has more than 18 digits")
+    return int(digits)
 
 
 def _error(path: Path, line: Line, message: str) -> GraphFormatError:
@@ -48,25 +55,27 @@ def _error(path: Path, line: Line, message: str) -> GraphFormatError:
 
 def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:
     """Parse an edge list (see the module notes) into records."""
-    konect = _KONECT.match(_first_line_text(raw))
-    if konect and konect.group(1).lower() == b"bip":
+    konect = _KONECT.fullmatch(_first_line_text(raw))
+    if konect and konect.group(1) == b"bip":
         raise GraphFormatError(path, 1, "a bipartite KONECT network has two vertex sets; graphgear reads graphs of one",
                                line_text(raw, 0))
     first = first_line(raw, _is_comment, cut=b"#%")
     comments = top_comments(raw, _is_comment, len(raw) if first is None else first.offset)
-    directed = direction_hint(comments)
-    if konect:
-        directed = konect.group(1).lower() == b"asym"
-    directed = True if directed is None else directed
-    nodes, edges = _count(comments, _NODES), _count(comments, _EDGES)
     base = 1 if konect else 0
-    if konect and len(comments) > 1 and comments[1].number == 2:
-        counts = _KONECT_COUNTS.match(comments[1].content)
+    if konect:  # its format line says the direction, its count line (if any) the counts; other comments say nothing
+        directed = konect.group(1) == b"asym"
+        nodes = edges = None
+        counts = _KONECT_COUNTS.fullmatch(comments[1].content) if len(comments) > 1 and comments[1].number == 2 \
+            else None
         if counts:
-            m, n1, n2 = (int(g) for g in counts.groups())
+            m, n1, n2 = (_checked(path, g, comments[1]) for g in counts.groups())
             if n1 != n2:
                 raise _error(path, comments[1], f"KONECT's counts line names two vertex sets ({n1:,} and {n2:,})")
             edges, nodes = (m, comments[1]), (n1, comments[1])
+    else:
+        hint = direction_hint(comments)
+        directed = True if hint is None else hint
+        nodes, edges = _count(path, comments, _NODES), _count(path, comments, _EDGES)
     if first is None:
         return _no_edges(path, raw, nodes, edges, directed, "no edges: the file holds only comments and blank lines")
     comma = b"," in first.content

@@ -36,14 +36,14 @@ def read_mtx(path: Path, raw: bytes | bytearray) -> Records:
     """Parse a Matrix Market coordinate file (with or without its banner) into records."""
     end = raw.find(b"\n")
     first = bytes(raw[: end if end >= 0 else len(raw)])
-    if first.lower().startswith(BANNER):
+    if first.lstrip(b" \t\r").lower().startswith(BANNER):
         return _read_with_banner(path, raw, first)
     return _read_without_banner(path, raw)
 
 
 def _read_with_banner(path: Path, raw: bytes | bytearray, banner: bytes) -> Records:
     text = banner.decode("utf-8", "replace").strip()
-    tokens = banner.lower().split()
+    tokens = [t.decode("ascii", "replace").encode() for t in banner.lower().split()]
     expected = "expected the banner '%%MatrixMarket matrix coordinate <field> <symmetry>'"
     if len(tokens) != 5 or tokens[0] != BANNER or tokens[1] != b"matrix":
         raise GraphFormatError(path, 1, expected, text)

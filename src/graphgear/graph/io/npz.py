@@ -185,9 +185,6 @@ def read_npz(path: str | os.PathLike[str], members: NpzMembers | None = None, *,
         missing = [k for k in _REQUIRED if k not in names]
         if missing:
             raise GraphFormatError(path, None, f"not a graphgear .npz graph: no {', '.join(map(repr, missing))} array")
-        unknown = sorted(names - set(_KINDS))
-        if unknown:
-            raise GraphFormatError(path, None, f"unknown arrays {', '.join(map(repr, unknown))} in a graphgear .npz")
         version = int(m.scalar("version"))
         if version != VERSION:
             raise GraphFormatError(path, None, f"graph file version {version}, this graphgear reads {VERSION}")

@@ -18,7 +18,7 @@ from . import scan
 __all__ = ["Records", "line_text", "line_at", "first_line", "top_comments", "is_real", "is_count", "check_ids",
            "check_weights", "require_csr", "scan_message", "HINT_BYTES", "FLOAT32_MAX"]
 
-HINT_BYTES = 1 << 16  # direction and count hints are looked for in the comment lines of the file's first 64 KiB
+HINT_BYTES = 1 << 16  # the bytes read to tell a file's format from its content
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 _REAL = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _COUNT = re.compile(rb"[0-9]{1,18}")
@@ -93,10 +93,10 @@ def first_line(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], pos:
 
 
 def top_comments(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], stop: int) -> list[Line]:
-    """The comment lines above offset `stop` (the first data line) within the first HINT_BYTES of the text."""
+    """The comment lines above offset `stop` (the first data line)."""
     out = []
     pos, number = 0, 1
-    limit = min(stop, HINT_BYTES, len(raw))
+    limit = min(stop, len(raw))
     while pos < limit:
         end = raw.find(b"\n", pos)
         end = len(raw) if end < 0 else end
