@@ -264,8 +264,12 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
     if (gg_lane() == 0 && smallest) atomicMax((unsigned long long*)st.min_key, (unsigned long long)smallest);
     if (!gg_grid_sync(st.barrier, status)) return false;
     const u64 key = gg_load(st.min_key);
-    const double t = key ? floor(__longlong_as_double((i64)~key) / st.delta) * st.delta + ldexp(st.delta, widen)
-                         : threshold;
+    double t = threshold;
+    if (key) {
+        const double low = __longlong_as_double((i64)~key);
+        t = floor(low / st.delta) * st.delta + ldexp(st.delta, widen);
+        if (!(t > low)) t = low + ldexp(st.delta, widen);  // rounding put the bound on low: it must move (host: near_far)
+    }
     const int other = pile ^ 1;
     u32* refill = &st.refill_n[changes & 1];
     for (int base = blockIdx.x * blockDim.x; base < (int)nf; base += stride) {
