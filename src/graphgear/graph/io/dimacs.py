@@ -11,8 +11,8 @@ from ...errors import GraphFormatError
 from ..graph import Graph
 from . import scan
 from .edgelist import arcs, format_rows, header_lines
-from .text import (Records, check_ids, check_weights, direction_hint, first_line, is_count, line_text, require_csr,
-                   scan_message, top_comments)
+from .text import (Records, check_ids, check_weights, direction_hint, first_line, header_line, is_count, line_text,
+                   require_csr, scan_message, top_comments)
 
 __all__ = ["read_dimacs", "write_dimacs"]
 
@@ -25,11 +25,7 @@ def _is_comment(text: bytes) -> bool:
 
 def read_dimacs(path: Path, raw: bytes | bytearray) -> Records:
     """Parse a ``.gr`` file into records."""
-    first = first_line(raw, _is_comment)
-    if first is None:
-        raise GraphFormatError(path, None, "no 'p sp <vertices> <arcs>' problem line")
-    text = first.content.decode("utf-8", "replace").strip()
-    fields = first.content.split()
+    first, text, fields = header_line(path, raw, _is_comment, "no 'p sp <vertices> <arcs>' problem line")
     if fields[:1] == [b"a"]:
         raise GraphFormatError(path, first.number, "an arc before the problem line 'p sp <vertices> <arcs>'", text)
     if len(fields) != 4 or fields[0] != b"p" or fields[1] != b"sp" or not all(is_count(f) for f in fields[2:]):

@@ -12,7 +12,7 @@ from ...errors import GraphError, GraphFormatError
 from ..graph import Graph
 from . import emit, scan
 from .edgelist import header_lines, integral
-from .text import Records, check_ids, check_weights, first_line, is_count, line_text, require_csr, scan_message
+from .text import Records, check_ids, check_weights, header_line, is_count, line_text, require_csr, scan_message
 
 __all__ = ["read_metis", "write_metis"]
 
@@ -23,11 +23,7 @@ def _is_comment(text: bytes) -> bool:
 
 def read_metis(path: Path, raw: bytes | bytearray) -> Records:
     """Parse a METIS file into records: each undirected edge once (its u < v entry), after the checks."""
-    first = first_line(raw, _is_comment)
-    if first is None:
-        raise GraphFormatError(path, None, "no header line '<vertices> <edges> [fmt [ncon]]'")
-    text = first.content.decode("utf-8", "replace").strip()
-    fields = first.content.split()
+    first, text, fields = header_line(path, raw, _is_comment, "no header line '<vertices> <edges> [fmt [ncon]]'")
     if not 2 <= len(fields) <= 4 or not all(is_count(f) for f in fields):
         raise GraphFormatError(path, first.number, "expected the header '<vertices> <edges> [fmt [ncon]]'", text)
     n, m = int(fields[0]), int(fields[1])

@@ -132,27 +132,25 @@ def _parse_real(buf, pos, end, comma, inline, integer_only):  # pragma: no cover
     significant = 0
     e10 = 0
     digits = 0
-    while pos < end and buf[pos] >= 48 and buf[pos] <= 57:
-        d = buf[pos] - 48
-        digits += 1
-        if significant < _MAX_SIGNIFICANT:
-            if mant != 0 or d != 0:
-                mant = mant * 10 + d
-                significant += 1
-        else:
-            e10 += 1  # an integer digit past the kept ones scales the value
-        pos += 1
-    if pos < end and buf[pos] == 46 and not integer_only:  # .
-        pos += 1
-        while pos < end and buf[pos] >= 48 and buf[pos] <= 57:
-            d = buf[pos] - 48
+    point = False
+    while pos < end:
+        c = buf[pos]
+        if c >= 48 and c <= 57:
+            d = c - 48
             digits += 1
             if significant < _MAX_SIGNIFICANT:
-                if mant != 0 or d != 0:
+                if mant != 0 or d != 0:  # leading zeros are not significant
                     mant = mant * 10 + d
                     significant += 1
-                e10 -= 1
-            pos += 1
+                if point:
+                    e10 -= 1
+            elif not point:
+                e10 += 1  # an integer digit past the kept ones scales the value
+        elif c == 46 and not point and not integer_only:  # .
+            point = True
+        else:
+            break
+        pos += 1
     if digits == 0:
         return BAD_NUMBER, 0.0, pos
     if pos < end and (buf[pos] == 101 or buf[pos] == 69) and not integer_only:  # e E
@@ -214,64 +212,42 @@ def _scan_lines(buf, lo, hi, line0, mode, comma, ncols, wkind, src, dst, w, out0
             if n == stop_at:
                 return TOO_MANY, line, start, n - out0, -1
             col = 0
-            if comma:
-                while True:  # fields between single commas, whitespace around each ignored
-                    while pos < hi and _is_space(buf[pos]):
-                        pos += 1
-                    if pos >= hi or buf[pos] == _NL or buf[pos] == _COMMA or (
-                            inline and (buf[pos] == _HASH or buf[pos] == _PERCENT)):
+            while True:  # whitespace-separated tokens, or fields between single commas (blanks around ignored)
+                while pos < hi and _is_space(buf[pos]):
+                    pos += 1
+                c = buf[pos] if pos < hi else _NL
+                if c == _NL or (inline and (c == _HASH or c == _PERCENT)):
+                    if comma and col > 0:  # a comma with nothing after it
                         return EMPTY_FIELD, line, start, n - out0, col
-                    if col >= ncols:
-                        return BAD_COLUMNS, line, start, n - out0, col
-                    if col < 2:
-                        st, v, pos = _parse_id(buf, pos, hi, comma, inline)
-                        if st != OK:
-                            return st, line, start, n - out0, col
-                        if col == 0:
-                            src[n] = v
-                        else:
-                            dst[n] = v
+                    break
+                if comma and c == _COMMA:
+                    return EMPTY_FIELD, line, start, n - out0, col
+                if col >= ncols:
+                    return BAD_COLUMNS, line, start, n - out0, col
+                if col < 2:
+                    st, v, pos = _parse_id(buf, pos, hi, comma, inline)
+                    if st != OK:
+                        return st, line, start, n - out0, col
+                    if col == 0:
+                        src[n] = v
                     else:
-                        st, f, pos = _parse_real(buf, pos, hi, comma, inline, col == 2 and wkind == WEIGHT_INT)
-                        if st != OK:
-                            return st, line, start, n - out0, col
-                        if col == 2:
-                            w[n] = f
-                    col += 1
+                        dst[n] = v
+                else:
+                    st, f, pos = _parse_real(buf, pos, hi, comma, inline, col == 2 and wkind == WEIGHT_INT)
+                    if st != OK:
+                        return st, line, start, n - out0, col
+                    if col == 2:
+                        w[n] = f  # a fourth column (KONECT's timestamp) is checked and dropped
+                col += 1
+                if comma:
                     while pos < hi and _is_space(buf[pos]):
                         pos += 1
                     if pos < hi and buf[pos] == _COMMA:
                         pos += 1
                         continue
-                    if pos >= hi or buf[pos] == _NL or (inline and (buf[pos] == _HASH or buf[pos] == _PERCENT)):
-                        break
-                    return TWO_VALUES, line, start, n - out0, col - 1
-            else:
-                while True:
-                    while pos < hi and _is_space(buf[pos]):
-                        pos += 1
-                    if pos >= hi:
-                        break
-                    c = buf[pos]
-                    if c == _NL or (inline and (c == _HASH or c == _PERCENT)):
-                        break
-                    if col >= ncols:
-                        return BAD_COLUMNS, line, start, n - out0, col
-                    if col < 2:
-                        st, v, pos = _parse_id(buf, pos, hi, comma, inline)
-                        if st != OK:
-                            return st, line, start, n - out0, col
-                        if col == 0:
-                            src[n] = v
-                        else:
-                            dst[n] = v
-                    else:
-                        st, f, pos = _parse_real(buf, pos, hi, comma, inline, col == 2 and wkind == WEIGHT_INT)
-                        if st != OK:
-                            return st, line, start, n - out0, col
-                        if col == 2:
-                            w[n] = f  # a fourth column (KONECT's timestamp) is checked and dropped
-                    col += 1
+                    if not (pos >= hi or buf[pos] == _NL or (inline and (buf[pos] == _HASH or buf[pos] == _PERCENT))):
+                        return TWO_VALUES, line, start, n - out0, col - 1
+                    break
             if col != ncols:
                 return BAD_COLUMNS, line, start, n - out0, col
             n += 1

@@ -15,7 +15,7 @@ from ...errors import GraphFormatError
 from ..build import csr_build_bytes
 from . import scan
 
-__all__ = ["Records", "line_text", "line_at", "first_line", "top_comments", "is_real", "is_count", "check_ids",
+__all__ = ["Records", "line_text", "line_at", "first_line", "header_line", "top_comments", "is_real", "is_count", "check_ids",
            "check_weights", "require_csr", "scan_message", "HINT_BYTES", "FLOAT32_MAX"]
 
 HINT_BYTES = 1 << 16  # the bytes read to tell a file's format from its content
@@ -90,6 +90,16 @@ def first_line(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], pos:
             return Line(pos, number, content)
         pos, number = end + 1, number + 1
     return None
+
+
+def header_line(path: Path, raw: bytes | bytearray, is_comment: Callable[[bytes], bool],
+                missing: str) -> tuple[Line, str, list[bytes]]:
+    """A format's header: the first line that is neither blank nor a comment, its text for messages and its fields;
+    a GraphFormatError saying what is `missing` when there is none."""
+    line = first_line(raw, is_comment)
+    if line is None:
+        raise GraphFormatError(path, None, missing)
+    return line, line.content.decode("utf-8", "replace").strip(), split_fields(line.content, False)
 
 
 def top_comments(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], stop: int) -> list[Line]:
