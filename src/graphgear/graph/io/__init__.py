@@ -39,8 +39,8 @@ from .metis import read_metis, write_metis
 from .mtx import BANNER, read_mtx, write_mtx
 from . import npz
 from .npz import read_npz, write_npz
-from .output import check_writable, write_atomically
-from .source import describe_mode, os_error, read_head, read_text
+from .output import check_writable, describe_mode, write_atomically
+from .source import os_error, read_head, read_text
 from .text import HINT_BYTES, Records
 
 __all__ = ["load", "save", "detect_format", "read_records", "cache_dir", "load_npz", "FORMATS", "EXTENSIONS",

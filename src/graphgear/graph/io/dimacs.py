@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import GraphFormatError
 from ..graph import Graph
 from . import scan
-from .edgelist import arcs, format_rows, header_lines
+from .emit import arcs, format_rows, header_lines
 from .text import (Records, check_ids, check_weights, direction_hint, first_line, header_line, is_count, line_text,
                    require_csr, scan_message, top_comments)
 

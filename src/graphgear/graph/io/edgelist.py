@@ -12,15 +12,17 @@ import numpy as np
 
 from ...errors import GraphFormatError
 from ..graph import Graph
-from . import emit, scan
+from . import scan
+from .emit import arcs, format_rows, header_lines
 from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_count, is_real, line_text,
                    require_csr, scan_message, split_fields, top_comments)
 
-__all__ = ["read_edgelist", "write_edgelist", "header_lines", "arcs", "integral", "format_rows"]
+__all__ = ["read_edgelist", "write_edgelist"]
 
 _KONECT = re.compile(rb"[ \t\r]*%[ \t\r]*(sym|asym|bip)(?:[ \t\r].*)?")  # KONECT's format line (line 1)
 _KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([0-9]+)[ \t\r]+([0-9]+)[ \t\r]+([0-9]+)[ \t\r]*")  # line 2
-_NODES = re.compile(rb"(?<![A-Za-z0-9_])Nodes:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")  # SNAP's "# Nodes: 7115 Edges: 103689"
+# SNAP's "# Nodes: 7115 Edges: 103689": the word whole, then a count not followed by more of a word or a number
+_NODES = re.compile(rb"(?<![A-Za-z0-9_])Nodes:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
 _EDGES = re.compile(rb"(?<![A-Za-z0-9_])Edges:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
 _COLUMNS = ("source", "target", "weight", "timestamp")
 
@@ -175,44 +177,6 @@ def _vertices(path: Path, raw: bytes | bytearray, nodes: tuple[int, Line], src: 
 
 
 # ---------------------------------------------------------------------------------------------------------- writing
-
-
-def header_lines(graph: Graph, comment: str) -> str:
-    """The comment lines graphgear writes on top of a text file: the direction and the counts (read back by load)."""
-    kind = "Directed" if graph.directed else "Undirected"
-    name = f": {graph.name}" if graph.name else ""
-    return (f"{comment} {kind} graph{name} (written by graphgear)\n"
-            f"{comment} Nodes: {graph.num_vertices} Edges: {graph.num_edges}\n")
-
-
-def arcs(graph: Graph, once: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(rows, targets, weights) of the stored arcs; with once, an undirected edge only as its u <= v arc."""
-    rows = np.repeat(np.arange(graph.num_vertices, dtype=np.int64), graph.out_degree())
-    cols = graph.indices.astype(np.int64)
-    weights = graph.weights
-    if once and not graph.directed:
-        keep = rows <= cols
-        rows, cols = rows[keep], cols[keep]
-        weights = None if weights is None else weights[keep]
-    return rows, cols, weights
-
-
-def integral(weights: np.ndarray) -> bool:
-    """Whether every weight is a whole number that prints exactly as an integer."""
-    return bool(np.all(weights == np.round(weights)) and np.all(np.abs(weights) < 2**53))
-
-
-def format_rows(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | None, prefix: bytes, sep: bytes) -> bytes:
-    """Rows of ``prefix u sep v [sep w]`` text; integer weights as integers, others with 9 significant digits (enough
-    to read every float32 back exactly)."""
-    if weights is None or integral(weights):
-        table = np.stack([rows, cols] if weights is None else [rows, cols, weights.astype(np.int64)], axis=1)
-        return emit.format_int_rows(table, prefix, sep)
-    s = sep.decode()
-    text = "".join(
-        f"{prefix.decode()}{u}{s}{v}{s}{w:.9g}\n" for u, v, w in zip(rows.tolist(), cols.tolist(), weights.tolist())
-    )
-    return text.encode()
 
 
 def write_edgelist(graph: Graph, path: Path) -> bytes:

@@ -1,9 +1,17 @@
-"""Vectorised formatting of graph text (numba): integer edge rows and METIS adjacency lines, one pass each."""
+"""What the text writers share: the header comments (direction and counts, read back by load), the stored arcs once per
+edge, and the vectorised formatting (numba) of integer edge rows and METIS adjacency lines, one pass each."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..graph import Graph
+
+__all__ = ["header_lines", "arcs", "integral", "format_rows", "format_int_rows", "format_metis"]
 
 _NL, _SP = 10, 32
 
@@ -81,3 +89,41 @@ def format_metis(offsets: np.ndarray, indices: np.ndarray, weights: np.ndarray |
     w = np.zeros(1, np.int64) if weights is None else weights.astype(np.int64)
     used = _format_metis(offsets, indices.astype(np.int64), w, weights is not None, out)
     return out[:used].tobytes()
+
+
+def header_lines(graph: Graph, comment: str) -> str:
+    """The comment lines graphgear writes on top of a text file: the direction and the counts (read back by load)."""
+    kind = "Directed" if graph.directed else "Undirected"
+    name = f": {graph.name}" if graph.name else ""
+    return (f"{comment} {kind} graph{name} (written by graphgear)\n"
+            f"{comment} Nodes: {graph.num_vertices} Edges: {graph.num_edges}\n")
+
+
+def arcs(graph: Graph, once: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(rows, targets, weights) of the stored arcs; with once, an undirected edge only as its u <= v arc."""
+    rows = np.repeat(np.arange(graph.num_vertices, dtype=np.int64), graph.out_degree())
+    cols = graph.indices.astype(np.int64)
+    weights = graph.weights
+    if once and not graph.directed:
+        keep = rows <= cols
+        rows, cols = rows[keep], cols[keep]
+        weights = None if weights is None else weights[keep]
+    return rows, cols, weights
+
+
+def integral(weights: np.ndarray) -> bool:
+    """Whether every weight is a whole number that prints exactly as an integer."""
+    return bool(np.all(weights == np.round(weights)) and np.all(np.abs(weights) < 2**53))
+
+
+def format_rows(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | None, prefix: bytes, sep: bytes) -> bytes:
+    """Rows of ``prefix u sep v [sep w]`` text; integer weights as integers, others with 9 significant digits (enough
+    to read every float32 back exactly)."""
+    if weights is None or integral(weights):
+        table = np.stack([rows, cols] if weights is None else [rows, cols, weights.astype(np.int64)], axis=1)
+        return format_int_rows(table, prefix, sep)
+    s = sep.decode()
+    text = "".join(
+        f"{prefix.decode()}{u}{s}{v}{s}{w:.9g}\n" for u, v, w in zip(rows.tolist(), cols.tolist(), weights.tolist())
+    )
+    return text.encode()

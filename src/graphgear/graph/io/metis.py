@@ -10,8 +10,8 @@ import numpy as np
 
 from ...errors import GraphError, GraphFormatError
 from ..graph import Graph
-from . import emit, scan
-from .edgelist import header_lines, integral
+from . import scan
+from .emit import format_metis, header_lines, integral
 from .text import Records, check_ids, check_weights, header_line, is_count, line_text, require_csr, scan_message
 
 __all__ = ["read_metis", "write_metis"]
@@ -115,4 +115,4 @@ def write_metis(graph: Graph, path: Path) -> bytes:
         raise GraphError(f"{path}: METIS edge weights are integers; this graph has fractional weights")
     fmt = " 1" if graph.weights is not None else ""
     head = f"% {header_lines(graph, '%')[2:]}{graph.num_vertices} {graph.num_edges}{fmt}\n"
-    return head.encode() + emit.format_metis(graph.offsets, graph.indices, graph.weights)
+    return head.encode() + format_metis(graph.offsets, graph.indices, graph.weights)

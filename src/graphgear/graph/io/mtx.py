@@ -17,7 +17,7 @@ import numpy as np
 from ...errors import FormatWarning, GraphFormatError, warn
 from ..graph import Graph
 from . import scan
-from .edgelist import arcs, header_lines, integral
+from .emit import arcs, header_lines, integral
 from .text import Records, check_ids, check_weights, first_line, is_count, line_text, require_csr, split_fields
 
 __all__ = ["read_mtx", "write_mtx", "BANNER"]

@@ -47,7 +47,7 @@ from typing import Any, BinaryIO, Callable
 
 from ...errors import FileError
 
-__all__ = ["write_atomically", "check_writable", "clean_stale"]
+__all__ = ["write_atomically", "check_writable", "clean_stale", "describe_mode"]
 
 _NAME_MAX = 255  # bytes in one file name on Linux, macOS and Windows file systems
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.graphgear-(?P<host>.+)-(?P<pid>\d+)-(?P<random>[0-9a-f]+)\.tmp$", re.DOTALL)
@@ -59,6 +59,16 @@ _KINDS = (
     (stat.S_ISSOCK, "a socket"),
     (stat.S_ISLNK, "a symlink loop"),
 )
+
+
+
+def describe_mode(mode: int) -> str:
+    """What a file that is not a regular one is, in words ("a FIFO (named pipe)")."""
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
 
 _live: set[str] = set()  # temporaries this process is writing now; removed at exit if still there
 _live_lock = threading.Lock()

@@ -22,21 +22,13 @@ from typing import Any
 from ... import memory
 from ...errors import FileError, GraphFormatError
 from . import scan
+from .output import describe_mode
 
-__all__ = ["open_regular", "read_text", "read_head", "describe_mode", "GZIP_MAGIC", "BOM"]
+__all__ = ["open_regular", "read_text", "read_head", "os_error", "GZIP_MAGIC", "BOM"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
 _CHUNK = 32 << 20
-
-
-def describe_mode(mode: int) -> str:
-    """What a non-regular file is, in words."""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def os_error(path: Any, exc: OSError, doing: str = "cannot read it") -> FileError:

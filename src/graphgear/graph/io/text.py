@@ -15,8 +15,8 @@ from ...errors import GraphFormatError
 from ..build import csr_build_bytes
 from . import scan
 
-__all__ = ["Records", "line_text", "line_at", "first_line", "header_line", "top_comments", "is_real", "is_count", "check_ids",
-           "check_weights", "require_csr", "scan_message", "HINT_BYTES", "FLOAT32_MAX"]
+__all__ = ["Records", "line_text", "line_at", "first_line", "header_line", "top_comments", "is_real", "is_count",
+           "check_ids", "check_weights", "require_csr", "scan_message", "HINT_BYTES", "FLOAT32_MAX"]
 
 HINT_BYTES = 1 << 16  # the bytes read to tell a file's format from its content
 FLOAT32_MAX = float(np.finfo(np.float32).max)
