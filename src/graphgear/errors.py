@@ -11,6 +11,7 @@ name what is at fault: for a file, the path, the line number and the offending t
                             also an OSError
         HostMemoryError     more host memory needed than this machine has available (names the bytes); also a
                             MemoryError
+          SpecMemoryError   ... for a generator spec (also a GraphSpecError)
       StrategyError         an impossible or unknown execution strategy
       BackendError          a backend that is not available or cannot do what was asked
         DeviceMemoryError   not enough free device memory (names the bytes needed)
@@ -31,6 +32,7 @@ __all__ = [
     "DeviceMemoryError",
     "FileError",
     "HostMemoryError",
+    "SpecMemoryError",
     "GraphgearWarning",
     "CacheWarning",
     "FormatWarning",
@@ -85,6 +87,11 @@ class HostMemoryError(GraphError, MemoryError):
         self.line = line
         self.text = text
         super().__init__(message if path is None else located(path, line, message, text))
+
+
+class SpecMemoryError(HostMemoryError, GraphSpecError):
+    """A generator spec whose graph needs more host memory than this machine has available: a `HostMemoryError`
+    (a MemoryError) that is also a `GraphSpecError`, so code catching either refuses it."""
 
 
 class StrategyError(GraphgearError, ValueError):

@@ -43,7 +43,7 @@ import numba
 import numpy as np
 
 from .. import memory
-from ..errors import GraphSpecError, HostMemoryError
+from ..errors import GraphSpecError, HostMemoryError, SpecMemoryError
 from ..progress import Task, task
 from .build import _SLACK_BYTES, csr_build_bytes
 from .graph import Graph
@@ -298,11 +298,6 @@ def estimate_bytes(spec: str | GeneratorSpec) -> int:
     held = 16 * m + (8 * m if parsed.weighted else 0)
     build = held + csr_build_bytes(n, m, directed, parsed.weighted, self_loops=loops)
     return max(_generator_bytes(parsed, n, m) + _SLACK_BYTES, build)
-
-
-class SpecMemoryError(HostMemoryError, GraphSpecError):
-    """A generator spec whose graph needs more host memory than this machine has available: a `HostMemoryError`
-    (a MemoryError) that is also a `GraphSpecError`, so code catching either refuses it."""
 
 
 def _check_size(text: str, parsed: GeneratorSpec) -> None:
