@@ -623,7 +623,7 @@ def _read_mtx(lines: list[bytes]) -> ReferenceGraph:
     if not data:
         raise ReferenceFormatError("no entries")
     number, first = data[0]
-    if len(first) == 3 and all(ID.fullmatch(t) for t in first) and int(first[2]) == len(data) - 1:
+    if len(first) == 3 and all(COUNT.fullmatch(t) for t in first) and int(first[2]) == len(data) - 1:
         rows, cols, _ = (_count(t, number, "size") for t in first)
         if rows != cols:
             raise ReferenceFormatError(f"a {rows} x {cols} matrix is not square", number)

@@ -52,7 +52,7 @@ def _checked(path: Path, digits: bytes, line: Line) -> int:
 
 
 def _error(path: Path, line: Line, message: str) -> GraphFormatError:
-    return GraphFormatError(path, line.number, message, line.content.decode("utf-8", "replace").strip())
+    return GraphFormatError(path, line.number, message, line.text)
 
 
 def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:

@@ -42,8 +42,9 @@ def read_mtx(path: Path, raw: bytes | bytearray) -> Records:
 
 
 def _read_with_banner(path: Path, raw: bytes | bytearray, banner: bytes) -> Records:
-    text = banner.decode("utf-8", "replace").strip()
-    tokens = [t.decode("ascii", "replace").encode() for t in banner.lower().split()]
+    text = line_text(raw, 0)
+    # whitespace is space, tab and CR only (bytes.split would also cut at a vertical tab or a form feed)
+    tokens = [t.decode("ascii", "replace").encode() for t in split_fields(banner.lower(), False)]
     expected = "expected the banner '%%MatrixMarket matrix coordinate <field> <symmetry>'"
     if len(tokens) != 5 or tokens[0] != BANNER or tokens[1] != b"matrix":
         raise GraphFormatError(path, 1, expected, text)
@@ -61,7 +62,7 @@ def _read_with_banner(path: Path, raw: bytes | bytearray, banner: bytes) -> Reco
     size = first_line(raw, _is_comment, _next(raw, 0), 2)
     if size is None:
         raise GraphFormatError(path, None, "no size line 'rows cols entries' after the banner")
-    size_text = size.content.decode("utf-8", "replace").strip()
+    size_text = size.text
     fields = split_fields(size.content, False)
     if len(fields) != 3 or not all(is_count(f) for f in fields):
         raise GraphFormatError(path, size.number, "expected the size line 'rows cols entries'", size_text)
@@ -99,7 +100,7 @@ def _read_without_banner(path: Path, raw: bytes | bytearray) -> Records:
         rows, cols = int(fields[0]), int(fields[1])
         if rows != cols:
             raise GraphFormatError(path, first.number, f"an adjacency matrix must be square, this one is {rows} x "
-                                   f"{cols}" + _NO_BANNER, first.content.decode("utf-8", "replace").strip())
+                                   f"{cols}" + _NO_BANNER, first.text)
         require_csr(path, raw, rows, 0, True, True, (first.number, first.offset), f"the size line's {rows:,} rows")
         entry = first_line(raw, _is_comment, after, first.number + 1)
         if entry is None:
@@ -113,7 +114,7 @@ def _read_without_banner(path: Path, raw: bytes | bytearray) -> Records:
         how = "no size line (the largest id is the vertex count)"
     if ncols not in (2, 3):
         raise GraphFormatError(path, entry.number, f"expected 2 or 3 fields (row column [value]), found {ncols}"
-                               + _NO_BANNER, entry.content.decode("utf-8", "replace").strip())
+                               + _NO_BANNER, entry.text)
     warn(f"{path}: no %%MatrixMarket banner; read as general coordinate data: 1-based ids, {how}, "
                   f"{'weights in the third column' if ncols == 3 else 'no weights'}, directed (load it with "
                   "directed=False for a symmetric matrix)", FormatWarning)

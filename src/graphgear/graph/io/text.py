@@ -43,7 +43,11 @@ Locate = Callable[[int], scan.ScanError]
 def line_text(raw: bytes | bytearray, offset: int) -> str:
     """The text of the line that starts at `offset`."""
     end = raw.find(b"\n", offset)
-    return bytes(raw[offset : end if end >= 0 else len(raw)]).decode("utf-8", "replace")
+    return _text(bytes(raw[offset : end if end >= 0 else len(raw)]))
+
+
+def _text(line: bytes) -> str:
+    return line.removesuffix(b"\r").decode("utf-8", "replace")
 
 
 def line_at(raw: bytes | bytearray, line: int) -> str:
@@ -66,11 +70,13 @@ def split_fields(text: bytes, comma: bool) -> list[bytes]:
 
 @dataclass(frozen=True)
 class Line:
-    """A line of the text: its start offset, 1-based number, and its content (comment removed where asked)."""
+    """A line of the text: its start offset, 1-based number, its content (comment removed where asked) and the whole
+    line as text, for messages."""
 
     offset: int
     number: int
     content: bytes
+    text: str
 
 
 def first_line(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], pos: int = 0, number: int = 1,
@@ -80,14 +86,15 @@ def first_line(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], pos:
     while pos < len(raw):
         end = raw.find(b"\n", pos)
         end = len(raw) if end < 0 else end
-        content = bytes(raw[pos:end])
+        whole = bytes(raw[pos:end])
+        content = whole
         if cut:
             stop = min((i for i in (content.find(c) for c in (cut[:1], cut[1:2]) if c) if i >= 0), default=-1)
             if stop >= 0:
                 content = content[:stop]
         stripped = content.strip(b" \t\r")
         if stripped and not is_comment(stripped):
-            return Line(pos, number, content)
+            return Line(pos, number, content, _text(whole))
         pos, number = end + 1, number + 1
     return None
 
@@ -99,7 +106,7 @@ def header_line(path: Path, raw: bytes | bytearray, is_comment: Callable[[bytes]
     line = first_line(raw, is_comment)
     if line is None:
         raise GraphFormatError(path, None, missing)
-    return line, line.content.decode("utf-8", "replace").strip(), split_fields(line.content, False)
+    return line, line.text, split_fields(line.content, False)
 
 
 def top_comments(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], stop: int) -> list[Line]:
@@ -110,9 +117,10 @@ def top_comments(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], st
     while pos < limit:
         end = raw.find(b"\n", pos)
         end = len(raw) if end < 0 else end
-        content = bytes(raw[pos:end]).strip(b" \t\r")
+        whole = bytes(raw[pos:end])
+        content = whole.strip(b" \t\r")
         if content and is_comment(content):
-            out.append(Line(pos, number, content))
+            out.append(Line(pos, number, content, _text(whole)))
         pos, number = end + 1, number + 1
     return out
 
