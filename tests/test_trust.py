@@ -447,6 +447,15 @@ def test_npz_is_validated(tmp_path):
     assert same_graph(gg.load(path), g)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e39])
+def test_graph_constructor_refuses_non_finite_weights(bad):
+    """More in test_constructors.py; SSSP then never sees a NaN (it reported reachable vertices as unreachable)."""
+    with pytest.raises(GraphError, match=r"weights\[1\]"):
+        gg.Graph(np.array([0, 1, 2, 2]), np.array([1, 2]), np.array([1.0, bad]))
+    with pytest.raises(GraphError, match=r"weights\[1\]"):
+        gg.Graph.from_edges([0, 1], [1, 2], [1.0, bad])
+
+
 # ----------------------------------------------------------------------------------------------------------- 6. memory
 
 
@@ -516,6 +525,15 @@ def test_gzip_bomb_is_refused_under_the_bound(tmp_path, monkeypatch):
     assert peak < 200 << 20
 
 
+def test_generator_spec_checked_against_this_machines_memory(monkeypatch):
+    """kron:26 ran to 18 GiB before failing (a fixed 64 GiB limit); more cases in test_memory.py."""
+    monkeypatch.setenv("GRAPHGEAR_MEMORY_LIMIT", "4G")
+    start = time.perf_counter()
+    with pytest.raises(HostMemoryError, match="kron:26"):
+        gg.load("kron:26")
+    assert time.perf_counter() - start < 5
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_special_files_are_refused_without_blocking(tmp_path, kind):
     if kind == "fifo":
@@ -538,6 +556,15 @@ def test_special_files_are_refused_without_blocking(tmp_path, kind):
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["refused", "True"] * 4
+
+
+def test_sssp_delta_that_cannot_advance_the_bucket_bound():
+    """delta=1e-15 never returned; more in test_sssp.py."""
+    g = gg.load("grid:30:30:w")
+    start = time.perf_counter()
+    with pytest.raises(GraphError, match="delta=1e-15"):
+        gg.sssp(g, 0, delta=1e-15, backend="cpu")
+    assert time.perf_counter() - start < 5
 
 
 # ----------------------------------------------------------------------------------------------------------- 7. output
@@ -603,6 +630,17 @@ def test_cli_write_error_is_one_line(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------------------------------ 8. misuse
+
+
+def test_misused_arguments_are_graphgear_errors():
+    """backend=None and a list as the source raised bare Python errors; every argument in test_arguments.py."""
+    from graphgear.errors import BackendError
+
+    g = gg.load("grid:3:3")
+    with pytest.raises(BackendError, match="None"):
+        gg.bfs(g, 0, backend=None)
+    with pytest.raises(GraphError, match=r"\[0, 1\]"):
+        gg.bfs(g, [0, 1])
 
 
 @pytest.mark.parametrize("value", [123, None, 1.5, ["a.el"], b"\x00"])
