@@ -1,17 +1,20 @@
 """Trace: one row per iteration — which execution path ran, on how much work, how long, and why it was chosen.
 
 Users read it to see (and then control) the strategy; benchmarks read it for per-iteration times. Export with
-`to_json` / `to_dicts`, print with `table` (rich) or `str(trace)`.
+`to_json` / `to_dicts` / `to_pandas`, print with `table` (rich, fits 80 columns) or `str(trace)`, draw with `plot`
+(graphgear.plot; matplotlib is imported only there, and only when asked).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+import textwrap
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
-__all__ = ["Trace", "TraceRow"]
+__all__ = ["Trace", "TraceRow", "TraceTable"]
 
 
 @dataclass(frozen=True)
@@ -91,10 +94,8 @@ class Trace:
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """JSON text of the trace; also written to `path` when given, whole or not at all (write_atomically: a folder,
         a device or a read-only file there raises FileError and is left as it was)."""
-        text = json.dumps(
-            {"algorithm": self.algorithm, "backend": self.backend, "controller": self.controller, "iterations": self.to_dicts()},
-            indent=2,
-        )
+        text = json.dumps({"algorithm": self.algorithm, "backend": self.backend, "controller": self.controller,
+                           "iterations": self.to_dicts()}, indent=2)
         if path is not None:
             from ..graph.io.output import write_atomically
 
@@ -102,25 +103,31 @@ class Trace:
             write_atomically(path, lambda f: f.write(data), what="trace")
         return text
 
-    def table(self, max_rows: int = 60) -> Any:
-        """A rich Table of the iterations (the first and last rows when there are more than max_rows)."""
-        from rich.table import Table
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with a row per iteration and a column per TraceRow field (iteration, strategy, path,
+        frontier_vertices, frontier_edges, edges_processed, seconds, decision, reason, phase); the run-level facts
+        (algorithm, backend, controller) are in ``.attrs``. Needs pandas (``pip install graphgear[pandas]``)."""
+        from ..plot import optional_import
 
-        table = Table(title=f"{self.algorithm} on {self.backend} ({self.controller})", title_justify="left")
-        for name, justify in (("it", "right"), ("path", "left"), ("frontier V", "right"), ("frontier E", "right"),
-                              ("edges", "right"), ("ms", "right"), ("decision", "left"), ("reason", "left")):
-            table.add_column(name, justify=justify, overflow="fold")
-        rows = self.rows
-        if len(rows) > max_rows:
-            half = max_rows // 2
-            rows = rows[:half] + [None] + rows[-half:]
-        for r in rows:
-            if r is None:
-                table.add_row("...", "", "", "", "", "", "", f"{len(self.rows) - 2 * (max_rows // 2)} more iterations")
-                continue
-            table.add_row(str(r.iteration), r.path + (f" [{r.phase}]" if r.phase else ""), f"{r.frontier_vertices:,}",
-                          f"{r.frontier_edges:,}", f"{r.edges_processed:,}", f"{r.seconds * 1e3:.3f}", r.decision, r.reason)
-        return table
+        pd = optional_import("pandas", "Trace.to_pandas()", "pip install graphgear[pandas]")
+        frame = pd.DataFrame(self.to_dicts(), columns=[f.name for f in fields(TraceRow)])
+        frame.attrs.update(algorithm=self.algorithm, backend=self.backend, controller=self.controller)
+        return frame
+
+    def plot(self, ax: Any = None, *, title: str | None = None) -> Any:
+        """Draw the trace with matplotlib and return the Axes of the frontier panel: frontier size (vertices and
+        edges) above, time per iteration below on the same iterations, each iteration's execution path as colour and
+        marker, and every switch of path numbered with its reason. `ax`: the Axes to draw in (the time panel is split
+        off below it); None makes a figure. Needs matplotlib (``pip install graphgear[plot]``); see graphgear.plot."""
+        from ..plot import plot_trace
+
+        return plot_trace(self, ax, title=title)
+
+    def table(self, max_rows: int = 60) -> TraceTable:
+        """A rich renderable of the iterations that fits the console's width (80 columns and up): a line of numbers
+        per iteration and the controller's decision and reason wrapped on the lines below it; the first and last rows
+        only when there are more than max_rows. The full text of every field is in `to_json`."""
+        return TraceTable(self, max_rows)
 
     def __str__(self) -> str:
         from io import StringIO
@@ -128,5 +135,105 @@ class Trace:
         from rich.console import Console
 
         buffer = StringIO()
-        Console(file=buffer, width=160, force_terminal=False).print(self.table())
+        Console(file=buffer, width=100, force_terminal=False).print(self.table())
         return buffer.getvalue()
+
+
+class TraceTable:
+    """How a Trace prints (rich): a title line, a header, then a line of numbers per iteration with its decision and
+    reason on the lines below it, indented under the path. The numbers are laid out for the width rich offers (an 80
+    column terminal included): counts with thousands separators where they fit, else in k/M/G; past that the edges
+    and frontier-edge columns are dropped. The reason is wrapped, never cut, so no cell breaks into pieces."""
+
+    GAP = 2  # blanks between columns
+
+    def __init__(self, trace: Trace, max_rows: int = 60) -> None:
+        self.trace = trace
+        self.max_rows = max_rows
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.text import Text
+
+        for line, style in self.lines(options.max_width):
+            yield Text(line, style=style, no_wrap=True, overflow="ignore")
+
+    def __rich_measure__(self, console: Any, options: Any) -> Any:
+        from rich.measure import Measurement
+
+        return Measurement(min(40, options.max_width), options.max_width)
+
+    def lines(self, width: int = 80) -> list[tuple[str, str]]:
+        """The table as (text, rich style) lines, none longer than `width` (for width >= 40)."""
+        trace, rows = self.trace, self.trace.rows
+        title = (f"{trace.algorithm or 'trace'} on {trace.backend or '?'}"
+                 + (f" ({trace.controller})" if trace.controller else "")
+                 + f": {len(rows):,} iteration{'s' if len(rows) != 1 else ''}, {_ms(trace.seconds)} ms")
+        out = [(line, "bold") for line in textwrap.wrap(title, width, subsequent_indent="  ")]
+        if not rows:
+            return out
+        shown: list[TraceRow | None] = list(rows)
+        if len(rows) > self.max_rows:
+            half = self.max_rows // 2
+            shown = list(rows[:half]) + [None] + list(rows[-half:])
+        columns = self._columns([r for r in shown if r is not None], width)
+        widths = [max(len(name), *(len(cell) for cell in cells)) for name, _, cells in columns]
+        indent = widths[0] + self.GAP
+        out.append((self._join([name for name, _, _ in columns], widths, [right for _, right, _ in columns]), "bold"))
+        out.append((" " * indent + "decision: reason", "italic"))
+        out.append(("─" * min(width, sum(widths) + self.GAP * (len(widths) - 1)), "dim"))
+        previous = None
+        index = 0
+        for r in shown:
+            if r is None:
+                out.append((" " * indent + f"... {len(rows) - 2 * (self.max_rows // 2):,} more iterations ...", "dim"))
+                previous = None
+                continue
+            cells = [column[index] for _, _, column in columns]
+            index += 1
+            switched = previous is not None and r.path != previous
+            out.append((self._join(cells, widths, [right for _, right, _ in columns]), "bold" if switched else ""))
+            previous = r.path
+            said = r.reason if not r.decision or r.decision == r.path else f"{r.decision}: {r.reason}"
+            for line in textwrap.wrap(said, max(20, width - indent), break_on_hyphens=False) or [""]:
+                out.append((" " * indent + line, "dim"))
+        return out
+
+    def _columns(self, rows: list[TraceRow], width: int) -> list[tuple[str, bool, list[str]]]:
+        """(header, right-aligned, cells) of the columns that fit `width`: full counts, else compact counts, else
+        fewer columns."""
+        phases = any(r.phase for r in rows)
+        for compact, drop in ((False, ()), (True, ()), (True, ("edges",)), (True, ("edges", "frontier E"))):
+            count = _compact if compact else (lambda n: f"{n:,}")
+            columns = [("it", True, [str(r.iteration) for r in rows]), ("path", False, [r.path for r in rows])]
+            if phases:
+                columns.append(("phase", False, [r.phase for r in rows]))
+            columns += [("frontier V", True, [count(r.frontier_vertices) for r in rows]),
+                        ("frontier E", True, [count(r.frontier_edges) for r in rows]),
+                        ("edges", True, [count(r.edges_processed) for r in rows]),
+                        ("ms", True, [_ms(r.seconds) for r in rows])]
+            columns = [c for c in columns if c[0] not in drop]
+            total = sum(max(len(name), *(len(x) for x in cells)) for name, _, cells in columns)
+            if total + self.GAP * (len(columns) - 1) <= width:
+                break
+        return columns
+
+    def _join(self, cells: list[str], widths: list[int], right: list[bool]) -> str:
+        gap = " " * self.GAP
+        return gap.join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+
+def _compact(n: int) -> str:
+    """A count in at most 6 characters: 9,999 as it is, then 12.3k, 123k, 1.23M, ... (three significant digits)."""
+    if n < 10_000:
+        return f"{n:,}"
+    for unit, scale in (("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15)):
+        value = n / scale
+        if value < 999.5:
+            return f"{value:.3g}{unit}" if value < 100 else f"{value:.0f}{unit}"
+    return f"{n:.2e}"
+
+
+def _ms(seconds: float) -> str:
+    """Milliseconds with three significant decimals below 10 ms, two below a second, whole ones above."""
+    ms = seconds * 1e3
+    return f"{ms:.3f}" if ms < 10 else f"{ms:.2f}" if ms < 1000 else f"{ms:,.0f}"
