@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+import numpy as np
 
 from . import __version__, progress
-from .errors import GraphgearError
+from .errors import GraphgearError, GraphgearWarning
 
 GRAPH_HELP = """\
 graphs:
@@ -68,11 +72,23 @@ def _load(args: argparse.Namespace, source: str):
 def _cmd_info(args: argparse.Namespace) -> int:
     from rich.table import Table
 
+    if args.plot:
+        from .plot import check_plot_path
+
+        check_plot_path(args.plot)
     start = time.perf_counter()
     g = _load(args, args.graph)
     loaded = time.perf_counter() - start
     stats = g.stats()
     elapsed = time.perf_counter() - start - loaded
+    if args.plot:
+        from .plot import plot_graph, save_figure
+
+        kind = "directed" if g.directed else "undirected"
+        save_figure(plot_graph(g, title=f"{args.graph}: {g.num_vertices:,} vertices, {g.num_edges:,} edges, {kind}"),
+                    args.plot)
+    if args.quiet:
+        return 0
     if args.json:
         print(json.dumps({"graph": args.graph, **stats, "weighted": g.weighted, "load_seconds": loaded}, indent=2))
         return 0
@@ -80,13 +96,18 @@ def _cmd_info(args: argparse.Namespace) -> int:
     table.add_column("statistic")
     table.add_column("value", justify="right")
     for key, value in stats.items():
-        shown = f"{value:,.4f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        if isinstance(value, float):
+            shown = f"{value:,.4f}"
+        else:
+            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
         table.add_row(key, shown)
     table.add_row("weighted", str(g.weighted))
     console = _console()
     console.print(f"[bold]{args.graph}[/bold]  {g!r}", soft_wrap=True)
     console.print(table)
     console.print(f"loaded in {loaded:.2f} s, statistics in {elapsed:.2f} s")
+    if args.plot:
+        console.print(f"degree and component size distributions drawn in {args.plot}", soft_wrap=True)
     return 0
 
 
@@ -124,8 +145,6 @@ SOURCE_ALGORITHMS = ("bfs", "sssp", "bc")
 
 def _summary(algorithm: str, result, graph) -> list[tuple[str, str]]:
     """A few lines that say what the result is."""
-    import numpy as np
-
     def top(values) -> str:
         order = np.argsort(-values, kind="stable")[:5]
         labels = graph.vertex_labels(order)
@@ -162,23 +181,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from .bench.metrics import mteps
-    from .bench.suites import BC_SAMPLES, default_source, run_algorithm
 
-    console = _console()
-    _check_output(args.trace, "trace")
+    problem = _misplaced_option(args)
+    if problem:
+        return _refuse(problem)
+    _check_outputs(args)
     g = _load(args, args.graph)
-    source = default_source(g) if args.source is None else g.vertex_index(_source_value(args.source))
-    if args.algorithm == "bc" and args.source is None:
-        run = lambda: __import__("graphgear").betweenness_centrality(  # noqa: E731
-            g, k=min(BC_SAMPLES, g.num_vertices), seed=0, backend=args.backend, strategy=args.strategy)
-        sources = min(BC_SAMPLES, g.num_vertices)
-    elif args.algorithm == "bc":
-        run = lambda: __import__("graphgear").betweenness_centrality(  # noqa: E731
-            g, sources=[_source_value(args.source)], backend=args.backend, strategy=args.strategy)
-        sources = 1
-    else:
-        run = lambda: run_algorithm(args.algorithm, g, source, args.backend, args.strategy)  # noqa: E731
-        sources = 1
+    run, source_row, sources = _algorithm_call(args, g)
     if args.warmup:
         run()  # compiles the kernels this run needs (numba JIT / NVRTC), so the timed run measures the algorithm
     times = []
@@ -187,11 +196,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
         result = run()
         times.append(time.perf_counter() - start)
     seconds = sorted(times)[len(times) // 2]
+    if args.output:
+        _write_results(args.output, args.algorithm, result, g)
+    if args.trace:
+        result.trace.to_json(args.trace)
+    if args.plot:
+        _write_trace_plot(args, result, g)
+    if args.quiet:
+        return 0
+    console = _console()
     table = Table(show_header=False, box=None)
     table.add_row("algorithm", args.algorithm)
     table.add_row("graph", f"{args.graph}  {g!r}")
-    if args.algorithm in SOURCE_ALGORITHMS:
-        table.add_row("source", str(g.vertex_labels(source)) if sources == 1 else f"{sources} sampled sources (seed 0)")
+    if source_row:
+        table.add_row("source", source_row)
+    for key, value in _parameters(args):
+        table.add_row(key, value)
     table.add_row("backend", result.trace.backend or args.backend)
     for key, value in _summary(args.algorithm, result, g):
         table.add_row(key, value)
@@ -201,10 +221,233 @@ def _cmd_run(args: argparse.Namespace) -> int:
                   + ("  (2|E|/t per source)" if args.algorithm == "bc" else "  (|E|/t)"))
     console.print(table)
     console.print(result.trace.table())
-    if args.trace:
-        result.trace.to_json(args.trace)
-        console.print(f"trace written to {args.trace}")
+    for path, what in ((args.output, "results"), (args.trace, "trace"), (args.plot, "trace plot")):
+        if path:
+            console.print(f"{what} written to {path}", soft_wrap=True)
     return 0
+
+
+WEIGHTED_ALGORITHMS = ("sssp", "pagerank", "bc")
+# the options of `graphgear run` that only some algorithms take: argparse dest -> (option, those algorithms)
+ALGORITHM_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "source": ("--source", SOURCE_ALGORITHMS),
+    "alpha": ("--alpha", ("pagerank",)),
+    "tol": ("--tol", ("pagerank",)),
+    "max_iter": ("--max-iter", ("pagerank",)),
+    "k": ("--k", ("bc",)),
+    "seed": ("--seed", ("bc",)),
+    "weight": ("--weight", WEIGHTED_ALGORITHMS),
+    "unweighted": ("--unweighted", WEIGHTED_ALGORITHMS),
+    "depth_limit": ("--depth-limit", ("bfs",)),
+    "cutoff": ("--cutoff", ("sssp",)),
+}
+
+
+def _misplaced_option(args: argparse.Namespace) -> str | None:
+    """Why the options given do not go with the algorithm (one line), or None: each algorithm parameter belongs to
+    the algorithms that take it, and BC either samples sources (--k, --seed) or starts from --source."""
+    for dest, (option, algorithms) in ALGORITHM_OPTIONS.items():
+        if getattr(args, dest) not in (None, False) and args.algorithm not in algorithms:
+            names = algorithms[0] if len(algorithms) == 1 else f"{', '.join(algorithms[:-1])} and {algorithms[-1]}"
+            return f"{option} applies to {names}, not {args.algorithm}"
+    if args.algorithm == "bc" and args.source is not None and (args.k is not None or args.seed is not None):
+        option = "--k" if args.k is not None else "--seed"
+        return f"{option} samples BC's sources and --source gives one: use one or the other"
+    return None
+
+
+def _refuse(message: str) -> int:
+    print(f"graphgear: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _algorithm_call(args: argparse.Namespace, g: Any) -> tuple[Callable[[], Any], str, int]:
+    """(the call that runs args.algorithm on `g` with the options given, the "source" row of the summary or "", the
+    number of sources for MTEPS). Options not given are left to the public functions' defaults (BC samples
+    BC_SAMPLES sources with seed 0 unless told otherwise); sources are passed as the graph's labels."""
+    from . import api
+    from .bench.suites import BC_SAMPLES, default_source
+
+    kwargs: dict[str, Any] = {"backend": args.backend, "strategy": args.strategy}
+    if args.weight is not None or args.unweighted:
+        kwargs["weight"] = None if args.unweighted else args.weight
+    for dest in ("alpha", "tol", "max_iter", "depth_limit", "cutoff"):
+        if getattr(args, dest) is not None:
+            kwargs[dest] = getattr(args, dest)
+    algorithm = args.algorithm
+    if algorithm in ("bfs", "sssp") or algorithm == "bc" and args.source is not None:
+        index = default_source(g) if args.source is None else g.vertex_index(_source_value(args.source))
+        label = g.vertex_labels(index).item() if g.num_vertices else index
+        if algorithm == "bc":
+            return lambda: api.betweenness_centrality(g, sources=[label], **kwargs), str(label), 1
+        function = api.bfs if algorithm == "bfs" else api.sssp
+        return lambda: function(g, label, **kwargs), str(label), 1
+    if algorithm == "bc":
+        k = min(BC_SAMPLES, g.num_vertices) if args.k is None else None if args.k == "all" else args.k
+        seed = 0 if args.seed is None else args.seed
+        shown = (f"all {g.num_vertices:,} vertices (exact)" if k is None
+                 else f"{k:,} sampled source{'s' if k != 1 else ''} (seed {seed})")
+        return lambda: api.betweenness_centrality(g, k=k, seed=seed, **kwargs), shown, g.num_vertices if k is None \
+            else k
+    functions = {"pagerank": api.pagerank, "cc": api.connected_components, "scc": api.strongly_connected_components,
+                 "color": api.color_propagation}
+    return lambda: functions[algorithm](g, **kwargs), "", 1
+
+
+def _parameters(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Summary rows of the algorithm parameters given on the command line."""
+    rows = [(option.lstrip("-"), str(getattr(args, dest))) for dest, (option, _) in ALGORITHM_OPTIONS.items()
+            if dest not in ("source", "k", "seed", "unweighted", "weight") and getattr(args, dest) is not None]
+    if args.unweighted or args.weight is not None:
+        rows.append(("weights", "ignored (--unweighted)" if args.unweighted else f"--weight {args.weight}"))
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------ output files
+
+RESULT_FORMATS = (".csv", ".parquet", ".npy")
+# the per-vertex columns each algorithm writes with -o, after `vertex`: (column, result attribute)
+RESULT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "bfs": (("distance", "distances"), ("predecessor", "predecessors")),
+    "sssp": (("distance", "distances"), ("predecessor", "predecessors")),
+    "pagerank": (("rank", "ranks"),),
+    "cc": (("component", "labels"),),
+    "scc": (("component", "labels"),),
+    "bc": (("centrality", "centrality"),),
+    "color": (("color", "colors"),),
+}
+PARQUET_INSTALL = "pip install pyarrow"  # no extra of graphgear's brings pyarrow alone (pyproject.toml)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before the graph is loaded, every output `run` would fail to write: a target write_atomically refuses,
+    an -o name that is not .csv/.parquet/.npy, a --plot name that is not .png/.svg, a missing pyarrow or matplotlib,
+    and two outputs on one file."""
+    targets = {}
+    if args.trace:
+        targets[_writable(args.trace, "trace")] = "--trace"
+    if args.output:
+        suffix = Path(args.output).suffix.lower()
+        if suffix not in RESULT_FORMATS:
+            from .errors import FileError
+
+            raise FileError(args.output, f"results are written as {', '.join(RESULT_FORMATS)}, not "
+                            f"{suffix or 'a name without an extension'}")
+        if suffix == ".parquet":
+            from .plot import optional_import
+
+            optional_import("pyarrow.parquet", "writing .parquet", PARQUET_INSTALL)
+        target = _writable(args.output, "results")
+        if target in targets:
+            _same_file(args.output, targets[target], "-o")
+        targets[target] = "-o"
+    if args.plot:
+        from .plot import check_plot_path
+
+        check_plot_path(args.plot)
+        target = _writable(args.plot, "picture")
+        if target in targets:
+            _same_file(args.plot, targets[target], "--plot")
+
+
+def _writable(path: str, what: str) -> Path:
+    """The file write_atomically would write for `path` (FileError if it would refuse it)."""
+    from .graph.io.output import check_writable
+
+    return check_writable(path, what=what)
+
+
+def _same_file(path: str, first: str, second: str) -> None:
+    from .errors import FileError
+
+    raise FileError(path, f"{first} and {second} name the same file; give each its own")
+
+
+def result_columns(algorithm: str, result: Any, graph: Any) -> dict[str, np.ndarray]:
+    """The columns `graphgear run -o` writes: ``vertex`` (the graph's labels), then the algorithm's per-vertex arrays
+    (RESULT_COLUMNS). A predecessor is given by its label: with integer labels -1 where there is none (the source,
+    unreachable vertices), as in the result; with text labels None (an empty CSV field, a Parquet null, '' in .npy)."""
+    n = graph.num_vertices
+    labels = np.asarray(graph.vertex_labels(np.arange(n)))
+    columns = {"vertex": labels}
+    for column, attribute in RESULT_COLUMNS[algorithm]:
+        values = np.asarray(getattr(result, attribute))
+        if column == "predecessor" and graph.vertex_ids is not None:
+            has = values >= 0
+            if labels.dtype.kind in "iu":
+                mapped = np.full(n, -1, dtype=np.int64)
+            else:
+                mapped = np.full(n, None, dtype=object)
+            mapped[has] = labels[values[has]]
+            values = mapped
+        columns[column] = values
+    return columns
+
+
+def _write_results(path: str, algorithm: str, result: Any, graph: Any) -> None:
+    """Write the per-vertex results to `path` as .csv, .parquet or .npy (by its extension), whole or not at all."""
+    from .graph.io.output import write_atomically
+
+    columns = result_columns(algorithm, result, graph)
+    writers = {".csv": _write_csv, ".parquet": _write_parquet, ".npy": _write_npy}
+    write = writers[Path(path).suffix.lower()]
+    write_atomically(path, lambda f: write(f, columns), what="results")
+
+
+_CSV_CHUNK = 1 << 16  # rows formatted at a time: the text of a large graph is never held whole
+
+
+def _write_csv(f: Any, columns: dict[str, np.ndarray]) -> None:
+    """CSV with a header row; numbers as NumPy writes them (the shortest text that reads back to the same value:
+    0.1, 1e-07, inf), text labels quoted where they need it, a missing predecessor an empty field."""
+    import csv
+    import io
+
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(list(columns))
+    n = len(columns["vertex"])
+    for start in range(0, n, _CSV_CHUNK):
+        chunk = [_csv_cells(values[start:start + _CSV_CHUNK]) for values in columns.values()]
+        writer.writerows(zip(*chunk))
+    text.flush()
+    text.detach()  # f stays open for write_atomically to sync
+
+
+def _csv_cells(values: np.ndarray) -> list[Any]:
+    if values.dtype.kind in "iufb":
+        return values.astype(str).tolist()
+    return ["" if v is None else str(v) for v in values.tolist()]
+
+
+def _write_parquet(f: Any, columns: dict[str, np.ndarray]) -> None:
+    """Parquet through pyarrow: a column per array, text labels as strings, a missing predecessor null."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {name: pa.array(values.tolist() if values.dtype == object else values) for name, values in columns.items()}
+    pq.write_table(pa.table(arrays), f)
+
+
+def _write_npy(f: Any, columns: dict[str, np.ndarray]) -> None:
+    """One structured array (``np.load(FILE)["rank"]``): a field per column, text as fixed-width unicode, a missing
+    predecessor ''. Saved without pickles, so np.load needs no allow_pickle."""
+    plain = {name: values if values.dtype != object else np.array(_csv_cells(values), dtype=str)
+             for name, values in columns.items()}
+    table = np.empty(len(plain["vertex"]), dtype=[(name, values.dtype) for name, values in plain.items()])
+    for name, values in plain.items():
+        table[name] = values
+    np.save(f, table, allow_pickle=False)
+
+
+def _write_trace_plot(args: argparse.Namespace, result: Any, graph: Any) -> None:
+    from .plot import plot_trace, save_figure
+
+    trace = result.trace
+    title = (f"{args.algorithm} on {args.graph} ({graph.num_vertices:,} vertices, {graph.num_edges:,} edges): "
+             f"{len(trace):,} iterations, {trace.seconds * 1e3:,.1f} ms on {trace.backend or args.backend}")
+    ax = plot_trace(trace, title=title, pyplot=False)
+    save_figure(ax.figure, args.plot)
 
 
 def _source_value(text: str):
@@ -334,9 +577,45 @@ def _write_json(path: str, value: object, default: Callable[[Any], Any] | None =
     write_atomically(path, lambda f: f.write(data), what="benchmark results")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors one line on stderr and exit status 2 like every other refusal of the
+    command ("graphgear: error: argument --alpha: ... (see 'graphgear run --help')")."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"graphgear: error: {message} (see '{self.prog} --help')\n")
+
+
+def _number(kind: type, wanted: str, ok: Callable[[Any], bool]) -> Callable[[str], Any]:
+    """An argparse type: `kind` (int or float) of the text, refused unless `ok` holds ("must be `wanted`")."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}") from None
+        if math.isnan(value) or not ok(value):  # NaN is never a parameter
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        return value
+
+    return convert
+
+
+def _sources(text: str) -> int | str:
+    """--k: a number of sampled sources >= 1, or 'all'."""
+    if text.strip().lower() == "all":
+        return "all"
+    return _number(int, "a number of sources >= 1 or 'all'", lambda x: x >= 1)(text)
+
+
+def _weight_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name the weights, got an empty name")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphgear` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="graphgear",
         description="Graph analytics on NVIDIA GPUs with a portable CPU backend.",
         epilog=GRAPH_HELP,
@@ -358,7 +637,34 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--strategy", default="auto", help="auto, static, adaptive, or a fixed strategy such as "
                      "'direction=pull,drive=topology' (fields: direction sync drive frontier balance group_size "
                      "supports dedup lookup hops)")
-    run.add_argument("--trace", metavar="FILE.json", help="write the per-iteration trace as JSON")
+    params = run.add_argument_group("algorithm parameters (each refused with the algorithms that do not take it)")
+    params.add_argument("--alpha", type=_number(float, "a damping factor in (0, 1]", lambda x: 0 < x <= 1),
+                        help="pagerank: damping factor (default 0.85)")
+    params.add_argument("--tol", type=_number(float, "a positive, finite tolerance", lambda x: 0 < x < math.inf),
+                        help="pagerank: convergence tolerance, N*tol bounds the L1 change (default 1e-06)")
+    params.add_argument("--max-iter", type=_number(int, "a whole number >= 0", lambda x: x >= 0),
+                        help="pagerank: most power iterations (default 100)")
+    params.add_argument("--k", type=_sources,
+                        help="bc: sampled sources, or 'all' for the exact computation (default 8 sampled)")
+    params.add_argument("--seed", type=_number(int, "a whole number", lambda x: True),
+                        help="bc: seed of the source sample (default 0)")
+    weights = params.add_mutually_exclusive_group()
+    weights.add_argument("--weight", metavar="NAME", type=_weight_name,
+                         help="sssp, pagerank, bc: use the edge weights (a graph file has one set of weights, which "
+                         "any NAME means; default: sssp and pagerank use them, bc does not)")
+    weights.add_argument("--unweighted", action="store_true", help="sssp, pagerank, bc: every edge counts 1")
+    params.add_argument("--depth-limit", type=_number(int, "a whole number >= 0", lambda x: x >= 0),
+                        help="bfs: stop after this many levels (vertices farther away count as unreached)")
+    params.add_argument("--cutoff", type=_number(float, "a distance >= 0", lambda x: x >= 0),
+                        help="sssp: leave vertices farther than this unreached")
+    out = run.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help="write the per-vertex results: .csv, .parquet (needs "
+                     "pyarrow) or .npy (one structured array); columns vertex (the graph's labels), then distance and "
+                     "predecessor (bfs, sssp), rank (pagerank), component (cc, scc), centrality (bc) or color")
+    out.add_argument("--trace", metavar="FILE.json", help="write the per-iteration trace as JSON")
+    out.add_argument("--plot", metavar="FILE.png|.svg", help="draw the per-iteration trace: frontier size and time "
+                     "per iteration, the execution path of each, the switches with their reasons (needs matplotlib)")
+    out.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (the files are written)")
     run.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported (default 1)")
     run.add_argument("--no-warmup", dest="warmup", action="store_false", help="time the first run (includes JIT compilation)")
     _add_graph_options(run)
@@ -383,6 +689,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     info.add_argument("graph", metavar="GRAPH", help="a graph file or generator spec")
     info.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    info.add_argument("--plot", metavar="FILE.png|.svg", help="draw the degree distribution (out and in for a directed "
+                      "graph) and the component size distribution, log-log (needs matplotlib)")
+    info.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (--plot is written)")
     _add_graph_options(info)
     info.set_defaults(run=_cmd_info)
 
@@ -410,9 +719,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `graphgear` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    progress.enable(not args.no_progress)
+    quiet = getattr(args, "quiet", False)
+    progress.enable(not args.no_progress and not quiet)
     try:
-        return args.run(args)
+        with warnings.catch_warnings():
+            if quiet:  # only errors: graphgear's warnings (a cache not written, a format assumed) are not
+                warnings.simplefilter("ignore", GraphgearWarning)
+            return args.run(args)
     except KeyboardInterrupt:
         print("graphgear: interrupted", file=sys.stderr)
         return 130
