@@ -2,72 +2,78 @@
 
 Every function takes ``backend="auto"|"cpu"|"cuda"`` and ``strategy="auto"|"static"|"adaptive"|Strategy|str`` (a
 Strategy's short form such as ``"direction=pull,drive=topology"``); every result has ``.trace`` (one row per
-iteration) and ``.to_pandas()``. Argument names follow NetworkX and cuGraph. A graph argument may also be a file path
-or a generator spec.
+iteration) and ``.to_pandas()``. Argument names, their order and their defaults follow NetworkX (then cuGraph), so a
+NetworkX call runs as written: ``gg.pagerank(G, 0.85, {0: 1.0})``, ``gg.betweenness_centrality(G, None, True,
+"weight")``; graphgear's own arguments (method, backend, strategy, layout) are keyword-only. ``weight`` is NetworkX's:
+the name of the edge attribute (or table column) that holds the weights, None to ignore them; a Graph holds one
+weight array, which any name means. A graph argument may be a Graph, a file path or generator spec, or what
+`graphgear.graph.convert.as_graph` takes (a NetworkX graph, converted with that weight name).
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from .errors import GraphError
-from .graph.graph import Graph, described
+from .graph.graph import Graph
 
 __all__ = [
-    "bfs",
-    "sssp",
-    "pagerank",
-    "connected_components",
-    "strongly_connected_components",
-    "betweenness_centrality",
-    "color_propagation",
     "ALGORITHMS",
+    "betweenness_centrality",
+    "bfs",
+    "color_propagation",
+    "connected_components",
+    "pagerank",
+    "sssp",
+    "strongly_connected_components",
 ]
 
 
-def _graph(graph: Any) -> Graph:
-    """The graph argument as a Graph: a Graph as it is, a path or a generator spec loaded (`graphgear.load`); a
-    GraphError naming anything else (``gg.bfs(123, 0)``), which load would fail on with a bare TypeError."""
-    if isinstance(graph, Graph):
-        return graph
-    if not isinstance(graph, (str, os.PathLike)):
-        raise GraphError(f"expected a graphgear Graph, a file path or a generator spec, got {described(graph)}")
-    from .graph.io import load
+def _graph(graph: Any, weight: str | None = None) -> Graph:
+    """The graph argument as a Graph (`graphgear.graph.convert.as_graph`: a Graph as it is, a path or spec loaded, a
+    NetworkX graph converted with the `weight` attribute, None unweighted); a GraphError naming anything else, and a
+    weight that is neither a name nor None (checked first, whatever the graph)."""
+    from .algorithms._common import check_weight
+    from .graph.convert import as_graph
 
-    return load(graph)
+    return as_graph(graph, weight=check_weight(weight))
 
 
-def bfs(graph: Any, source: Any, *, backend: Any = "auto", strategy: Any = "auto", layout: str = "auto") -> Any:
+def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any = "auto", strategy: Any = "auto",
+        layout: str = "auto") -> Any:
     """Breadth-first search from `source`: ``.distances`` (int64 hops, -1 unreachable) and ``.predecessors`` (-1 none).
-    Top-down, bottom-up or direction-optimising by strategy; ``layout`` "degree" / "given" / "auto" as for pagerank
-    (see `graphgear.algorithms.bfs`)."""
+    ``depth_limit``: the deepest level searched, as networkx's bfs_edges(depth_limit=...). Top-down, bottom-up or
+    direction-optimising by strategy; ``layout`` "degree" / "given" / "auto" as for pagerank (see
+    `graphgear.algorithms.bfs`)."""
     from .algorithms.bfs import bfs as run
 
-    return run(_graph(graph), source, backend=backend, strategy=strategy, layout=layout)
+    return run(_graph(graph), source, depth_limit=depth_limit, backend=backend, strategy=strategy, layout=layout)
 
 
-def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",
-         strategy: Any = "auto", layout: str = "auto") -> Any:
-    """Single-source shortest paths: ``.distances`` (float64, inf unreachable) and ``.predecessors``.
-    ``method`` is "delta_stepping" (near-far), "bellman_ford" or "auto"; weights must be non-negative; an unweighted
-    graph runs BFS; ``layout`` as for bfs."""
+def sssp(graph: Any, source: Any, *, weight: str | None = "weight", cutoff: float | None = None, method: str = "auto",
+         delta: float | None = None, backend: Any = "auto", strategy: Any = "auto", layout: str = "auto") -> Any:
+    """Single-source shortest paths as networkx.single_source_dijkstra: ``.distances`` (float64, inf unreachable) and
+    ``.predecessors``. ``weight``: the weights' attribute name, None for hop counts; ``cutoff``: distances above it are
+    reported unreachable (the search stops there). ``method`` is "delta_stepping" (near-far), "bellman_ford" or
+    "auto"; weights must be non-negative; hop counts run BFS; ``layout`` as for bfs."""
     from .algorithms.sssp import sssp as run
 
-    return run(_graph(graph), source, method=method, delta=delta, backend=backend, strategy=strategy, layout=layout)
+    return run(_graph(graph, weight), source, weight=weight, cutoff=cutoff, method=method, delta=delta, backend=backend,
+               strategy=strategy, layout=layout)
 
 
-def pagerank(graph: Any, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, personalization: Any = None, *,
-             nstart: Any = None, dangling: Any = None, method: str = "auto", backend: Any = "auto",
-             strategy: Any = "auto", layout: str = "auto") -> Any:
-    """PageRank as networkx.pagerank defines it (alpha, max_iter, tol, personalization, dangling vertices):
-    ``.ranks`` sums to 1. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto";
-    ``layout`` "degree" runs the power iteration on the graph renumbered by degree, "given" on the ids as they are,
-    "auto" picks degree for large power-law graphs."""
+def pagerank(graph: Any, alpha: float = 0.85, personalization: Any = None, max_iter: int = 100, tol: float = 1e-06,
+             nstart: Any = None, weight: str | None = "weight", dangling: Any = None, *, method: str = "auto",
+             backend: Any = "auto", strategy: Any = "auto", layout: str = "auto") -> Any:
+    """PageRank as networkx.pagerank defines it, with its arguments in its order (alpha, personalization, max_iter,
+    tol, nstart, weight, dangling): ``.ranks`` sums to 1; ``weight=None`` splits a vertex's rank evenly over its
+    out-edges. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto"; ``layout``
+    "degree" runs the power iteration on the graph renumbered by degree, "given" on the ids as they are, "auto" picks
+    degree for large power-law graphs."""
     from .algorithms.pagerank import pagerank as run
 
-    return run(_graph(graph), alpha=alpha, tol=tol, max_iter=max_iter, personalization=personalization, nstart=nstart,
-               dangling=dangling, method=method, backend=backend, strategy=strategy, layout=layout)
+    return run(_graph(graph, weight), alpha=alpha, personalization=personalization, max_iter=max_iter, tol=tol,
+               nstart=nstart, weight=weight, dangling=dangling, method=method, backend=backend, strategy=strategy,
+               layout=layout)
 
 
 def connected_components(graph: Any, *, method: str = "auto", backend: Any = "auto", strategy: Any = "auto") -> Any:
@@ -85,15 +91,17 @@ def strongly_connected_components(graph: Any, *, backend: Any = "auto", strategy
     return run(_graph(graph), backend=backend, strategy=strategy)
 
 
-def betweenness_centrality(graph: Any, k: int | None = None, normalized: bool = True, endpoints: bool = False,
-                           seed: Any = None, sources: Any = None, *, backend: Any = "auto",
+def betweenness_centrality(graph: Any, k: int | None = None, normalized: bool = True, weight: str | None = None,
+                           endpoints: bool = False, seed: Any = None, *, sources: Any = None, backend: Any = "auto",
                            strategy: Any = "auto") -> Any:
-    """Brandes betweenness centrality as networkx defines it: all sources, `k` sampled sources (with `seed`), or the
-    given `sources` (``sources=[s]`` is the papers' single-source BC). ``.centrality``."""
+    """Brandes betweenness centrality as networkx defines it, with its arguments in its order (k, normalized, weight,
+    endpoints, seed): all sources, `k` sampled sources (with `seed`), or the given `sources` (``sources=[s]`` is the
+    papers' single-source BC). ``weight=None`` counts hops; a name weights the shortest paths (Brandes over
+    Dijkstra's distances, ties where the float64 sums are equal, as networkx). ``.centrality``."""
     from .algorithms.betweenness import betweenness_centrality as run
 
-    return run(_graph(graph), k=k, normalized=normalized, endpoints=endpoints, seed=seed, sources=sources,
-               backend=backend, strategy=strategy)
+    return run(_graph(graph, weight), k=k, normalized=normalized, weight=weight, endpoints=endpoints, seed=seed,
+               sources=sources, backend=backend, strategy=strategy)
 
 
 def color_propagation(graph: Any, *, backend: Any = "auto", strategy: Any = "auto") -> Any:

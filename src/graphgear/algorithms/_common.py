@@ -1,17 +1,20 @@
-"""Pieces shared by the algorithms: argument checks, labels 0..C-1, predecessors from distances."""
+"""Pieces shared by the algorithms: argument checks, labels 0..C-1, predecessors from distances, graph views."""
 
 from __future__ import annotations
 
 import numbers
+from dataclasses import fields
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
 from ..engine.controller import CONTROLLERS, Controller
 from ..engine.strategy import Strategy, parse_strategy
+from ..engine.trace import Trace, TraceRow
 from ..errors import GraphError, StrategyError
-from ..graph.graph import described, shown
 from ..functor import Functor, cpu_functor
+from ..graph.graph import Graph, described, shown
 from ..operators import ACTIVATE, STOP
 
 
@@ -60,6 +63,41 @@ def check_strategy(strategy: Any) -> Any:
         raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its short form (such as "
                             f"'direction=pull'), got {described(strategy)}")
     return strategy
+
+
+def check_weight(weight: Any) -> str | None:
+    """`weight` as NetworkX takes it: the name of the edge attribute that holds the weights, or None to ignore them
+    (every arc counts 1). The name picks the attribute of a NetworkX graph or the column of a table when one is
+    converted (graph.convert.as_graph); a Graph holds one weight array, which any name means. A GraphError names
+    anything else (NetworkX's callables included: a Graph has no per-edge attributes to call one on)."""
+    if weight is not None and not isinstance(weight, str):
+        raise GraphError(f"weight must be the name of an edge attribute (a string) or None to ignore the weights, got "
+                         f"{described(weight)}")
+    return weight
+
+
+_UNWEIGHTED: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def unweighted_view(graph: Graph) -> Graph:
+    """`graph` without its weights (``weight=None``: every arc counts 1, as in NetworkX), sharing its CSR arrays and
+    labels; the graph itself when it has no weights. Made once per graph and kept while the graph lives, so its device
+    copies (one more copy of the structure on the GPU) are made once too."""
+    if not graph.weighted:
+        return graph
+    view = _UNWEIGHTED.get(graph)
+    if view is None:
+        view = _UNWEIGHTED[graph] = Graph(graph.offsets, graph.indices, None, directed=graph.directed,
+                                          vertex_ids=graph.vertex_ids, counts=graph.counts, name=graph.name)
+    return view
+
+
+def append_trace(trace: Trace, rows: Trace, phase: str) -> None:
+    """Copy the rows of another run's trace (a sub-computation: an SSSP inside BC, a solve inside PageRank) into
+    `trace`, each labelled `phase`."""
+    names = [f.name for f in fields(TraceRow) if f.name not in ("iteration", "phase")]
+    for row in rows:
+        trace.add(**{name: getattr(row, name) for name in names}, phase=phase)
 
 
 def check_non_negative_weights(graph: Any, algorithm: str) -> None:

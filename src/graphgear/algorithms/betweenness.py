@@ -24,8 +24,13 @@ Method: U. Brandes, "A faster algorithm for betweenness centrality", J. Math. So
 This is the single-source BC of SEP-Graph (Wang et al., PPoPP'19) and MultiGraph (Hong et al., PACT'17), whose metric is
 2|E| / t per source; it runs for every source (exact BC), for k sampled sources, or for given sources.
 
+Weighted graphs (``weight`` a name, networkx's weight="weight"): Brandes over Dijkstra's distances, in
+betweenness_weighted.py (delta-stepping distances, the shortest-path DAG of tight arcs, path counts in Kahn's order,
+the same LevelGather backward).
+
 Semantics follow networkx.betweenness_centrality:
-- unweighted: shortest paths count hops and weights are ignored (networkx with weight=None, cuGraph's default);
+- ``weight=None`` (the default, as in networkx and cuGraph): shortest paths count hops and weights are ignored; a name
+  on a weighted Graph means its weights (a Graph holds one weight array), on an unweighted one hops;
 - parallel arcs (a graph built with duplicates="keep") count once, as in networkx, whose graphs have none; self-loops
   never lie on a shortest path;
 - ``k``: sources = random.Random(seed).sample(vertices, k) exactly as networkx samples them, and networkx's rescaling
@@ -59,7 +64,7 @@ from ..functor import Functor
 from ..graph.graph import Graph, check_flag, described, shown
 from ..operators import ACTIVATE
 from ..results import BetweennessResult
-from ._common import check_strategy, one_vertex, resolve_source
+from ._common import check_strategy, check_weight, one_vertex, resolve_source
 
 __all__ = ["betweenness_centrality"]
 
@@ -390,18 +395,22 @@ def _reverse_order_pass(be: Any, G: Any, st: Strategy, arrays: tuple, trace: Tra
     return order.size
 
 
-def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = True, endpoints: bool = False,
-                           seed: Any = None, sources: Any = None, backend: Any = "auto",
+def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = True, weight: str | None = None,
+                           endpoints: bool = False, seed: Any = None, sources: Any = None, backend: Any = "auto",
                            strategy: Any = "auto") -> BetweennessResult:
-    """Brandes betweenness centrality as networkx.betweenness_centrality defines it (unweighted); see the module notes
-    for k, seed, sources, normalized and endpoints. ``.centrality`` is float64 per internal vertex id."""
+    """Brandes betweenness centrality as networkx.betweenness_centrality defines it; see the module notes for k, seed,
+    sources, normalized, endpoints and weight (None: hops; a name: the graph's weights, betweenness_weighted.py).
+    ``.centrality`` is float64 per internal vertex id."""
     normalized = check_flag("normalized", normalized)
     endpoints = check_flag("endpoints", endpoints)
+    check_weight(weight)
     ids, sampled = _choose_sources(graph, k, seed, sources)
     check_strategy(strategy)
     be = get_backend(backend)
     if isinstance(strategy, str) and strategy not in CONTROLLERS:
         strategy = Strategy.parse(strategy)  # parsed once, not once per source
+    if weight is not None and graph.weighted:
+        return _weighted(be, graph, ids, sampled, normalized, endpoints, strategy)
     xp = be.xp
     n = graph.num_vertices
     G = be.graph(_simple_view(graph))
@@ -421,4 +430,29 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
             bc[s] += reached - 1
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     # a GPU run's centrality stays on the device until read (the result copies it on first access)
+    return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
+
+
+def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None, normalized: bool, endpoints: bool,
+              strategy: Any) -> BetweennessResult:
+    """Weighted BC over the given sources (betweenness_weighted.py), rescaled as networkx rescales."""
+    from .betweenness_weighted import dag_strategy, dag_view, weighted_single_source
+
+    xp = be.xp
+    n = graph.num_vertices
+    view = dag_view(graph)
+    G = be.graph(view)
+    sigma, count, coef, acc, bc = (xp.zeros(n, dtype=np.float64) for _ in range(5))
+    pending = xp.zeros(n, dtype=np.int32)  # int32: the GPU's atomicSub
+    endpoint = xp.asarray([1.0 if endpoints else 0.0])
+    source = xp.zeros(1, dtype=np.int32)
+    arrays = (sigma, pending, count, coef, acc, bc, endpoint, source)
+    trace = Trace(algorithm="betweenness_centrality", backend=be.name,
+                  controller=make_controller(strategy, view, "traversal").name)
+    push = dag_strategy(strategy, view)
+    for s in ids:
+        reached = weighted_single_source(be, G, view, s, arrays, trace, strategy, push)
+        if endpoints:
+            bc[s] += reached - 1
+    bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)

@@ -7,7 +7,9 @@ unknown key, a negative or non-finite value, or an all-zero vector raises GraphE
 divides by zero). An undirected graph is read as both arcs of every edge (its CSR stores them). A weighted graph splits
 a vertex's rank over its out-edges in proportion to the edge weights (networkx's default ``weight="weight"``); parallel
 arcs add up (networkx's multigraphs); a vertex whose out-weight is 0 is dangling, as in networkx; negative weights are
-refused. An empty graph gives an empty array.
+refused. ``weight=None`` ignores the weights (every out-edge an equal share, networkx's weight=None; the run takes
+`unweighted_view`); a weight name means the graph's weights (a Graph holds one weight array; the name picks the
+attribute when a NetworkX graph is converted). An empty graph gives an empty array.
 
     x  <-  alpha * (P^T x + D(x) d) + (1 - alpha) p,        D(x) = sum of x over the dangling vertices
 
@@ -52,7 +54,6 @@ import math
 import numbers
 import time
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -62,7 +63,7 @@ import numpy as np
 from ..backends import get_backend
 from ..engine.controller import FixedController, StaticController, as_pull, make_controller
 from ..engine.strategy import Strategy
-from ..engine.trace import Trace, TraceRow
+from ..engine.trace import Trace
 from ..errors import GraphError, StrategyError
 from ..frontier import Frontier
 from ..functor import Functor
@@ -70,7 +71,14 @@ from ..graph.graph import Graph, described, shown
 from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
-from ._common import check_choice, check_non_negative_weights, check_strategy
+from ._common import (
+    append_trace,
+    check_choice,
+    check_non_negative_weights,
+    check_strategy,
+    check_weight,
+    unweighted_view,
+)
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
@@ -283,10 +291,11 @@ def pagerank(
     graph: Graph,
     *,
     alpha: float = 0.85,
-    tol: float = 1e-6,
-    max_iter: int = 100,
     personalization: Any = None,
+    max_iter: int = 100,
+    tol: float = 1e-6,
     nstart: Any = None,
+    weight: str | None = "weight",
     dangling: Any = None,
     method: str = "auto",
     backend: Any = "auto",
@@ -296,14 +305,18 @@ def pagerank(
     """PageRank of every vertex (float64, sums to 1), as networkx.pagerank computes it; see the module notes."""
     start = time.perf_counter()
     alpha, tol, max_iter = _check_scalars(alpha, tol, max_iter, method)
+    check_weight(weight)
     check_choice("layout", layout, LAYOUTS)
     check_strategy(strategy)
     be = get_backend(backend)
+    given = graph  # the result names the caller's graph (the unweighted view shares its labels)
     n = graph.num_vertices
     if n == 0:
         trace = Trace(algorithm="pagerank", backend=be.name)
-        return PageRankResult(np.zeros(0, dtype=np.float64), iterations=0, trace=trace, graph=graph,
+        return PageRankResult(np.zeros(0, dtype=np.float64), iterations=0, trace=trace, graph=given,
                               seconds=time.perf_counter() - start)
+    if weight is None:
+        graph = unweighted_view(graph)
     check_non_negative_weights(graph, "PageRank")
     p = _distribution(graph, personalization, "personalization")
     x0 = _distribution(graph, nstart, "nstart")
@@ -331,7 +344,7 @@ def pagerank(
         ranks, iterations, trace = _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
                                                    is_dangling)
     # a GPU run's ranks stay on the device until read (the result copies them on first access)
-    return PageRankResult(ranks, iterations=iterations, trace=trace, graph=graph, seconds=time.perf_counter() - start)
+    return PageRankResult(ranks, iterations=iterations, trace=trace, graph=given, seconds=time.perf_counter() - start)
 
 
 def _vector(be: Any, n: int, values: Any) -> Any:
@@ -524,15 +537,9 @@ def _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, 
             params = np.asarray([alpha, eps, 0.0 if weighted else 1.0], dtype=np.float64)
             run = run_program(PAGERANK_DELTA, program_graph, s.value, s.buffer, active, params=params, backend=be,
                               strategy=controller, max_rounds=max_iter - rounds)
-            _append(trace, run.trace, s.name)
+            append_trace(trace, run.trace, s.name)
             rounds += len(run.trace)
             s.value = xp.asarray(run.state.value)
             _exact_residual(be, G, alpha, s, inv)
         if not ran:  # every residual is exactly 0, so the bound can only be infinite through a zero rank sum
             raise GraphError(f"PageRank (delta) cannot bound its error ({bound:.6g}); use method='power'")
-
-
-def _append(trace: Trace, rows: Trace, phase: str) -> None:
-    names = [f.name for f in fields(TraceRow) if f.name not in ("iteration", "phase")]
-    for row in rows:
-        trace.add(**{name: getattr(row, name) for name in names}, phase=phase)

@@ -41,6 +41,14 @@ to 64 Delta), a large one halves it, so the long tail of near-empty buckets past
 far-pile passes instead of dozens. Any increasing sequence of thresholds gives the same distances (label-correcting).
 kron:21:w on an H100: 6.70 ms with fixed widths and pushed heavy arcs, 4.86 with both.
 
+Cutoff (networkx's ``cutoff``: a distance above it is dropped, one equal to it kept): the bucket bound never passes
+the cutoff, T_hi <= nextafter(cutoff), so an improvement beyond it goes to the far pile and SplitFar stops when the
+smallest live far distance lies beyond it: no bucket past the cutoff is relaxed. Bellman-Ford and the GPU's
+persistent near-far run BELLMAN_FORD_WITHIN, whose compute step lets a vertex beyond the cutoff keep its label but
+send nothing (on the GPU it still passes once through the far pile). Labels beyond the cutoff are then reported inf.
+Hop counts (an unweighted graph, or ``weight=None`` as networkx's weight=None: every arc counts 1) run BFS with
+depth_limit = floor(cutoff).
+
 Predecessors come from one pull pass over the final distances (`predecessors_from_distances`: the smallest-id
 in-neighbour u with dist[u] + w(u, v) == dist[v]); with zero-weight arcs that rule can close cycles among vertices at
 one distance, so there `tight_tree` picks the smallest-id tight in-neighbour one hop level closer to the source. An
@@ -70,11 +78,21 @@ from ..graph.layout import LAYOUTS, device_layout
 from ..operators import ACTIVATE, STOP
 from ..program import ProgramRun, VertexProgram, run_program
 from ..results import Deferred, SSSPResult
-from ._common import (APPLY_SMALLER, check_choice, check_non_negative_weights, check_strategy, one_vertex,
-                      predecessors_from_distances, resolve_source)
+from ._common import (
+    APPLY_SMALLER,
+    append_trace,
+    check_choice,
+    check_non_negative_weights,
+    check_strategy,
+    check_weight,
+    one_vertex,
+    predecessors_from_distances,
+    resolve_source,
+)
 from .bfs import bfs
 
-__all__ = ["sssp", "near_far", "default_delta", "smallest_delta", "check_delta", "check_weights", "METHODS"]
+__all__ = ["METHODS", "check_cutoff", "check_delta", "check_weights", "default_delta", "distances_from", "near_far",
+           "smallest_delta", "sssp"]
 
 METHODS = ("auto", "delta_stepping", "bellman_ford")
 SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
@@ -209,6 +227,22 @@ BELLMAN_FORD = VertexProgram(
     monotone=True,
 )
 
+@cpu_functor
+def _apply_smaller_within(value, buffer, degree, params):  # pragma: no cover - numba
+    if buffer < value:
+        return buffer, buffer, buffer, buffer <= params[0]
+    return value, buffer, value, False
+
+
+# Bellman-Ford with a cutoff (params[0]): a smaller buffer still becomes the value, but only a value within the cutoff
+# is sent on, so nothing is relaxed past it (the labels beyond it are reported inf afterwards).
+BELLMAN_FORD_WITHIN = VertexProgram(
+    name="sssp_bellman_ford_within", kind="traversal", accumulate="min",
+    compute=Functor("sssp_apply_smaller_within", _apply_smaller_within,
+                    "if (buffer < value) { value = buffer; message = value; send = value <= params[0]; }"),
+    edge=BELLMAN_FORD.edge, settled=BELLMAN_FORD.settled, monotone=True,
+)
+
 # What the GPU backend compiles for SSSP (tests/test_cuda_sources.py builds each with nvcc): functor, role, the state
 # dtypes exactly as near_far / tight_tree pass them, and the pull's candidate predicate.
 _NEAR_FAR_DTYPES = (np.float64, np.int64, np.float64, np.int32, np.int64, np.int64)
@@ -219,7 +253,7 @@ CUDA_FUNCTORS = [
     (TIGHT_CLAIM, "advance", _TIGHT_DTYPES, ()),
     (TIGHT_PARENT, "pull", _TIGHT_DTYPES, (("GGC", ("vertex_predicate", TIGHT_CANDIDATE)),)),
 ]
-CUDA_PROGRAMS = [BELLMAN_FORD]
+CUDA_PROGRAMS = [BELLMAN_FORD, BELLMAN_FORD_WITHIN]
 
 
 # ------------------------------------------------------------------------------------------------------ controller
@@ -261,6 +295,16 @@ def check_weights(graph: Any) -> tuple[float, float, float]:
     positive = low if low > 0 else float(w[w > 0].min()) if mean > 0 else 0.0
     graph._sssp_weight_check = (mean, low, positive)
     return mean, low, positive
+
+
+def check_cutoff(cutoff: Any) -> float | None:
+    """The cutoff as a float (None: no cutoff; inf is none either); GraphError for a negative or NaN cutoff, a bool or
+    anything but a real number. networkx keeps a distance equal to the cutoff and drops a larger one."""
+    if cutoff is None:
+        return None
+    if isinstance(cutoff, (bool, np.bool_)) or not isinstance(cutoff, numbers.Real) or not cutoff >= 0:
+        raise GraphError(f"cutoff must be a number >= 0 (or None for no cutoff), got {shown(cutoff)}")
+    return None if math.isinf(cutoff) else float(cutoff)
 
 
 def smallest_delta(graph: Any) -> tuple[float, float]:
@@ -322,15 +366,20 @@ def device_delta(graph: Any, mean: float, positive: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------------------ algorithm
-def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None = None, backend: Any = "auto",
-         strategy: Any = "auto", layout: str = "auto") -> SSSPResult:
+def sssp(graph: Any, source: Any, *, weight: str | None = "weight", cutoff: float | None = None,
+         method: str = "auto", delta: float | None = None, backend: Any = "auto", strategy: Any = "auto",
+         layout: str = "auto") -> SSSPResult:
     """Shortest-path distances (float64, inf when unreachable) and predecessors (-1 for the source and unreachable
-    vertices) from `source`. ``method``: "delta_stepping" (near-far), "bellman_ford" or "auto" (delta_stepping);
-    ``delta``: the bucket width (default `default_delta`; inf gives one bucket). Weights must be non-negative (zero is
-    fine); an unweighted graph runs BFS. ``layout`` as for BFS (graph/layout.py device_layout: "auto" renumbers a
-    large power-law graph by degree on the GPU); the distances come back in the given ids and the tree is found on
-    them."""
+    vertices) from `source`, as networkx.single_source_dijkstra computes them. ``weight``: None counts hops (every arc
+    1, networkx's weight=None), a name the graph's weights (a Graph holds one weight array). ``cutoff``: distances
+    above it are reported inf (and their predecessors -1), as networkx drops them; the work stops there (module
+    notes). ``method``: "delta_stepping" (near-far), "bellman_ford" or "auto" (delta_stepping); ``delta``: the bucket
+    width (default `default_delta`; inf gives one bucket). Weights must be non-negative (zero is fine); hop counts run
+    BFS. ``layout`` as for BFS (graph/layout.py device_layout: "auto" renumbers a large power-law graph by degree on
+    the GPU); the distances come back in the given ids and the tree is found on them."""
     check_choice("method", method, METHODS)
+    check_weight(weight)
+    limit = check_cutoff(cutoff)
     if delta is not None:  # NaN fails delta > 0; a bool is not a width
         if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real) or not delta > 0:
             raise GraphError(f"delta must be a positive number (or None for the default), got {shown(delta)}")
@@ -339,11 +388,16 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     s = resolve_source(graph, source)
     check_choice("layout", layout, LAYOUTS)
     check_strategy(strategy)
-    if not graph.weighted:
-        hops = bfs(graph, s, backend=backend, strategy=strategy, layout=layout)
+    if weight is None or not graph.weighted:
+        depth = {} if limit is None else {"depth_limit": math.floor(limit)}  # BFS stops at the last level within
+        hops = bfs(graph, s, backend=backend, strategy=strategy, layout=layout, **depth)
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)
+        pred = hops.predecessors
+        if limit is not None:  # the contract does not rest on the level count's convention
+            dist[dist > limit] = np.inf
+            pred = np.where(np.isfinite(dist), pred, -1)
         hops.trace.algorithm = "sssp"
-        return SSSPResult(dist, hops.predecessors, trace=hops.trace, graph=graph, seconds=time.perf_counter() - start)
+        return SSSPResult(dist, pred, trace=hops.trace, graph=graph, seconds=time.perf_counter() - start)
     mean, low, positive = check_weights(graph)
     floor = smallest_delta(graph)[0]  # the defaults are widened to it; a delta given narrower is refused
     if delta is not None and method != "bellman_ford":
@@ -355,16 +409,18 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     r = s if renumbering is None else int(renumbering.rank[s])
     device_run = None  # near-far on the device, read back lazily: reading a result checks it first
     if method == "bellman_ford":
-        dist, trace = bellman_ford(be, traversed, r, strategy)
+        dist, trace = bellman_ford(be, traversed, r, strategy, limit)
     elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
         width = delta or max(device_delta(traversed, mean, positive), floor)
-        device_run = near_far_on_device(be, G, traversed, r, width, strategy)
+        device_run = near_far_on_device(be, G, traversed, r, width, strategy, limit)
         dist, trace = device_run.state.value, device_run.trace
     else:
-        dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy, floor)
+        dist, trace = delta_stepping(be, G, traversed, r, delta, mean, positive, strategy, floor, limit)
     trace.controller += note
     if renumbering is not None:
         dist = renumbering.to_original(dist)
+    if limit is not None:  # the labels past the cutoff (relaxed, never expanded) are dropped, as networkx drops them
+        dist = be.xp.where(dist <= limit, dist, np.inf)
     # the arrays stay where the backend left them: a GPU result copies each to the host on its first read; the
     # shortest-path tree is derived from the distances when first read (results.Deferred), on the given ids
     if device_run is None:
@@ -373,6 +429,21 @@ def sssp(graph: Any, source: Any, *, method: str = "auto", delta: float | None =
     pred = Deferred(lambda: shortest_path_tree(be, be.graph(graph), device_run.checked(dist), s, low))
     return SSSPResult(Deferred(lambda: device_run.checked(dist)), pred, trace=trace, graph=graph,
                       seconds=Deferred(lambda: trace.seconds))
+
+
+def distances_from(be: Any, G: Any, graph: Any, s: int, strategy: Any, trace: Trace, phase: str) -> Any:
+    """Shortest-path distances from s on `graph` (weighted, weights >= 0) as the backend's float64 array, for an
+    algorithm that needs them as one step (weighted betweenness): near-far in one persistent kernel where the backend
+    has it and the controller is automatic, else the host-driven near-far loop; the rows go into `trace` labelled
+    `phase` (bucket changes "far"). G = be.graph(graph)."""
+    mean, _, positive = check_weights(graph)
+    floor = smallest_delta(graph)[0]
+    if getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
+        run = near_far_on_device(be, G, graph, s, max(device_delta(graph, mean, positive), floor), strategy)
+        dist = run.checked(run.state.value)
+        append_trace(trace, run.trace, phase)
+        return dist
+    return delta_stepping(be, G, graph, s, None, mean, positive, strategy, floor, trace=trace, phase=phase)[0]
 
 
 def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
@@ -386,7 +457,8 @@ def shortest_path_tree(be: Any, G: Any, dist: Any, s: int, low: float) -> Any:
     return tight_tree(be, G, dist, s)
 
 
-def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strategy: Any) -> ProgramRun:
+def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strategy: Any,
+                       limit: float | None = None) -> ProgramRun:
     """Near-far delta-stepping inside one persistent kernel (the GPU backend's `program_persistent` with delta):
     the Bellman-Ford program's rounds, with the far pile, the threshold and the bucket changes on the device, so no
     round returns to the host. Push through the configuration table's load balancer (Busato & Bombieri Table 1); on a
@@ -394,10 +466,12 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     inside the bucket), elsewhere with Meyer & Sanders' light/heavy split: a vertex improved several times in a
     bucket sends its arcs of weight >= Delta once, when the bucket is done (kron:21:w relaxed 1.6-2.0 x its arcs
     without it). Returns the run as run_program would (`state.value`: the distances, on the device; `checked`
-    reads the run back and raises its error, a grid barrier that timed out)."""
+    reads the run back and raises its error, a grid barrier that timed out). `limit`: the cutoff
+    (BELLMAN_FORD_WITHIN: no vertex beyond it sends)."""
     from ..engine.controller import configuration_table, label_correcting, near_far_hops
 
-    state = be.program_state(G, BELLMAN_FORD, None, None, np.zeros(0), source=s)  # made in the kernel's prologue
+    program, params = (BELLMAN_FORD, np.zeros(0)) if limit is None else (BELLMAN_FORD_WITHIN, np.array([limit]))
+    state = be.program_state(G, program, None, None, params, source=s)  # made in the kernel's prologue
     base, why = configuration_table(graph.degree_stats(), graph.name)
     base = base.with_(direction="push", sync="async", frontier="vertex_queue", drive="data")
     if near_far_hops(graph):
@@ -424,40 +498,46 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     return ProgramRun(trace, state, be, pending.result)
 
 
-def bellman_ford(be: Any, graph: Any, s: int, strategy: Any) -> tuple[Any, Trace]:
+def bellman_ford(be: Any, graph: Any, s: int, strategy: Any, limit: float | None = None) -> tuple[Any, Trace]:
     """Bellman-Ford as a vertex program: rounds of relaxation under the controller's path until nothing improves
-    (async push is Bellman-Ford-Moore's FIFO label-correcting queue)."""
-    run = run_program(BELLMAN_FORD, graph, source=s, backend=be, strategy=strategy, phase="bellman-ford")
+    (async push is Bellman-Ford-Moore's FIFO label-correcting queue); with a cutoff `limit`, BELLMAN_FORD_WITHIN."""
+    program, params = (BELLMAN_FORD, ()) if limit is None else (BELLMAN_FORD_WITHIN, np.array([limit]))
+    run = run_program(program, graph, source=s, params=params, backend=be, strategy=strategy, phase="bellman-ford")
     run.trace.algorithm = "sssp"
     return run.state.value, run.trace
 
 
 def delta_stepping(be: Any, G: Any, graph: Any, s: int, delta: float | None, mean: float, positive: float,
-                   strategy: Any, floor: float = 0.0) -> tuple[Any, Trace]:
+                   strategy: Any, floor: float = 0.0, limit: float | None = None, trace: Trace | None = None,
+                   phase: str = "near") -> tuple[Any, Trace]:
     """Near-far delta-stepping under the traversal controller; see the module notes. The default width is at least
-    `floor` (`smallest_delta`: a narrower one cannot move the bucket bound)."""
+    `floor` (`smallest_delta`: a narrower one cannot move the bucket bound). `limit`: the cutoff (no bucket beyond
+    it is relaxed). The rows go into `trace` when one is given (labelled `phase`), else into a new one."""
     n = graph.num_vertices
     controller = make_controller(strategy, graph, "traversal")
     if isinstance(controller, TraversalController):
         controller = LabelCorrectingTraversal(controller, graph)
-    trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name)
+    trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name) if trace is None else trace
     near = Frontier.from_vertices(one_vertex(be.xp, s), n)
     first = controller.choose(IterationInfo(0, 1, near.out_edges(G.out_degree), n, graph.num_arcs))
     width = max(default_delta(graph, mean, positive, first.strategy.sync), floor) if delta is None else float(delta)
-    return near_far(be, G, graph, near, width, controller, first, trace, "near"), trace
+    bound = math.inf if limit is None else math.nextafter(limit, math.inf)
+    return near_far(be, G, graph, near, width, controller, first, trace, phase, bound), trace
 
 
 def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controller: Any, first: Any, trace: Trace,
-             phase: str) -> Any:
+             phase: str, bound: float = math.inf) -> Any:
     """Delta-stepping with the near-far pile from the vertices of `near` (the source) at distance 0; returns dist.
-    `first` is the controller's decision for iteration 0 (already taken, to size the buckets)."""
+    `first` is the controller's decision for iteration 0 (already taken, to size the buckets). `bound`: no bucket
+    reaches past it (T_hi <= bound; nextafter(cutoff) keeps the distances equal to the cutoff): the run ends when
+    the smallest live far distance is at or beyond it, and the labels at or beyond it are not final."""
     xp = be.xp
     n = graph.num_vertices
     expanded = xp.zeros(n, dtype=bool) if isinstance(controller, LabelCorrectingTraversal) else None
     exact_queues = be.name == "cpu"  # the CPU removes duplicates from every queue; a GPU queue may repeat a vertex
     dist = xp.full(n, np.inf, dtype=np.float64)
     dist[near.vertices()] = 0.0
-    bounds = xp.asarray([0.0, width], dtype=np.float64)
+    bounds = xp.asarray([0.0, min(width, bound)], dtype=np.float64)
     far_flag = xp.zeros(n, dtype=np.int32)
     far_list = xp.empty(n + 1, dtype=np.int64)  # the last slot takes the writes that append nothing
     far_count = xp.zeros(1, dtype=np.int64)
@@ -502,8 +582,10 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
         if not bool(live.any()):
             return dist
         low = float(d[live].min())
+        if low >= bound:  # CutoffReached: every live far label lies beyond the cutoff
+            return dist
         high = (math.floor(low / width) + 1.0) * width
-        bounds[0], bounds[1] = low, (high if high > low else low + width)
+        bounds[0], bounds[1] = low, min(high if high > low else low + width, bound)
         stays = d >= bounds[1]
         near = Frontier.from_vertices(pile[live & ~stays], n)
         far_flag[pile[~stays]] = 0
