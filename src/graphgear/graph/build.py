@@ -336,46 +336,152 @@ def from_scipy(cls: type, matrix: Any, directed: bool | None, **options: Any) ->
 
 
 def from_networkx(cls: type, graph: Any, weight: str | None, **options: Any) -> Any:
-    """Graph from a networkx graph, keeping node labels in node order; see `Graph.from_networkx`."""
+    """Graph from a networkx Graph or DiGraph, keeping node labels in node order; see `Graph.from_networkx`.
+
+    The edges are iterated once (one `np.fromiter` over ``graph.edges(data=weight)`` into a record array), since that
+    Python loop is the conversion's whole cost on a large graph. A multigraph is refused: its parallel edges would be
+    merged into one (the lightest) without a word, and that is seldom what its owner means."""
     if not hasattr(graph, "is_directed") or not hasattr(graph, "edges"):
         raise GraphError(f"expected a networkx graph, got {type(graph).__name__}")
+    if callable(getattr(graph, "is_multigraph", None)) and graph.is_multigraph():
+        raise GraphError(f"a networkx {type(graph).__name__} has parallel edges, which graphgear does not keep apart; "
+                         "convert it first, e.g. nx.DiGraph(G) (or nx.Graph(G)), choosing which edge's weight stays")
     nodes = list(graph.nodes)
     position = {node: i for i, node in enumerate(nodes)}
     m = graph.number_of_edges()
-    src = np.fromiter((position[u] for u, _ in graph.edges()), dtype=np.int64, count=m)
-    dst = np.fromiter((position[v] for _, v in graph.edges()), dtype=np.int64, count=m)
-    weights = None
-    if weight is not None and m and all(weight in data for _, _, data in graph.edges(data=True)):
-        weights = np.fromiter((data[weight] for _, _, data in graph.edges(data=True)), dtype=np.float64, count=m)
-    g = cls.from_edges(src, dst, weights, num_vertices=len(nodes), directed=graph.is_directed(), renumber=False, **options)
+    if weight is None:
+        pairs = np.fromiter(((position[u], position[v]) for u, v in graph.edges()), dtype=np.dtype((np.int64, 2)),
+                            count=m)
+        src, dst, weights = pairs[:, 0], pairs[:, 1], None
+    else:
+        # one record per edge: its ends, whether it has the attribute, its value (0 where it has none)
+        record = np.dtype([("u", np.int64), ("v", np.int64), ("has", np.bool_), ("w", np.float64)])
+        rows = np.fromiter(((position[u], position[v], w is not None, 0.0 if w is None else w)
+                            for u, v, w in graph.edges(data=weight, default=None)), dtype=record, count=m)
+        src, dst = rows["u"], rows["v"]
+        weights = rows["w"] if m and rows["has"].all() else None  # unweighted when some edge lacks the attribute
+    g = cls.from_edges(src, dst, weights, num_vertices=len(nodes), directed=graph.is_directed(), renumber=False,
+                       **options)
     if nodes != list(range(len(nodes))):
-        labels = np.empty(len(nodes), dtype=object)
-        labels[:] = nodes
-        try:
-            labels = np.asarray(nodes)
-        except (ValueError, TypeError):  # ragged tuples and other labels numpy cannot stack stay objects
-            pass
-        if labels.ndim != 1 or labels.tolist() != nodes:  # numpy coerced the labels (1 and "a" -> "1", "a")
-            labels = np.empty(len(nodes), dtype=object)
-            labels[:] = nodes
-        g.vertex_ids = labels
+        g.vertex_ids = node_labels(nodes)
     return g
 
 
+def node_labels(nodes: list[Any]) -> np.ndarray:
+    """A 1-D array holding these labels as they are: NumPy's own dtype when it keeps every label (ints, strings),
+    else objects (tuples, mixed types: NumPy would stack tuples into rows and turn 1 and "a" into "1" and "a")."""
+    try:
+        labels = np.asarray(nodes)
+    except (ValueError, TypeError):  # ragged tuples and other labels numpy cannot stack stay objects
+        labels = None
+    if labels is None or labels.ndim != 1 or labels.tolist() != nodes:
+        labels = np.empty(len(nodes), dtype=object)
+        labels[:] = nodes
+    return labels
+
+
+# The source/target column pairs `from_table` finds by itself: graphgear's, NetworkX's to_pandas_edgelist, cuGraph's.
+TABLE_COLUMNS = (("src", "dst"), ("source", "target"), ("source", "destination"))
+
+
+def table_columns(columns: list[Any], source: Any = None, target: Any = None) -> tuple[Any, Any]:
+    """The (source, target) column names of an edge table with these `columns`: those given, the others found among
+    `TABLE_COLUMNS`' pairs. Finding them lets ``Graph.from_table(nx.to_pandas_edgelist(G))`` work as written. A
+    GraphError names the table's columns when no pair fits, or when two do (which is the edge would be a guess)."""
+    if source is not None and target is not None:
+        return source, target
+    fits = [(s, t) for s, t in TABLE_COLUMNS
+            if source in (None, s) and target in (None, t) and s in columns and t in columns]
+    if len(fits) == 1:
+        return fits[0]
+    if len(fits) > 1:
+        pairs = " and ".join(f"{s!r}/{t!r}" for s, t in fits)
+        raise GraphError(f"the edge table has the columns {pairs}: which pair is the edge would be a guess; its "
+                         f"columns are {columns}; name them with source= and target=")
+    if source is None and target is None:
+        for s, t in TABLE_COLUMNS:  # one end of a pair without its partner: name the partners it could have
+            if s in columns or t in columns:
+                role, end = ("target", s) if s in columns else ("source", t)
+                partners = [p[role == "target"] for p in TABLE_COLUMNS if end in p]
+                raise GraphError(f"the edge table has no {role} column {_either(partners)} to go with {end!r}; "
+                                 f"its columns are {columns}; name them with source= and target=")
+        sources = list(dict.fromkeys(s for s, _ in TABLE_COLUMNS))
+        targets = list(dict.fromkeys(t for _, t in TABLE_COLUMNS))
+        raise GraphError(f"the edge table has no source column {_either(sources)} and no target column "
+                         f"{_either(targets)} (graphgear's src/dst, NetworkX's source/target, cuGraph's "
+                         f"source/destination); its columns are {columns}; name them with source= and target=")
+    role, given = ("target", source) if target is None else ("source", target)
+    candidates = list(dict.fromkeys(p[role == "target"] for p in TABLE_COLUMNS))
+    present = [c for c in candidates if c in columns]
+    if len(present) == 1:
+        return (source, present[0]) if role == "target" else (present[0], target)
+    if present:
+        raise GraphError(f"the edge table has the {role} columns {_either(present, 'and')}: which goes with "
+                         f"{given!r} would be a guess; its columns are {columns}; name it with {role}=")
+    raise GraphError(f"the edge table has no {role} column {_either(candidates)} to go with {given!r}; its columns "
+                     f"are {columns}; name it with {role}=")
+
+
+def _either(names: list[Any], word: str = "or") -> str:
+    shown = [repr(n) for n in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} {word} {shown[-1]}"
+
+
+def table_column_names(table: Any) -> list[Any]:
+    """The column names of a pandas DataFrame or pyarrow Table, as a list."""
+    return list(table.column_names) if hasattr(table, "column_names") else list(getattr(table, "columns", []))
+
+
+def table_column(table: Any, column: Any) -> np.ndarray:
+    """One column of a pandas DataFrame or pyarrow Table as a NumPy array (no Python loop over its values)."""
+    values = table[column]
+    if hasattr(values, "to_numpy") and not hasattr(values, "index"):  # pyarrow ChunkedArray
+        return values.to_numpy()
+    return np.asarray(values)
+
+
 def from_table(
-    cls: type, table: Any, source: str, target: str, weight: str | None, directed: bool, **options: Any
+    cls: type, table: Any, source: Any, target: Any, weight: Any, directed: bool, **options: Any
 ) -> Any:
-    """Graph from a pandas DataFrame or pyarrow Table; see `Graph.from_table`."""
-    columns = list(table.column_names) if hasattr(table, "column_names") else list(getattr(table, "columns", []))
+    """Graph from a pandas DataFrame or pyarrow Table; see `Graph.from_table`. Source and target columns left None
+    are found by `table_columns`."""
+    columns = table_column_names(table)
     for role, column in (("source", source), ("target", target), ("weight", weight)):
         if column is not None and column not in columns:
             raise GraphError(f"the edge table has no {role} column {column!r}; its columns are {columns}")
+    source, target = table_columns(columns, source, target)
+    weights = None if weight is None else table_column(table, weight)
+    return cls.from_edges(table_column(table, source), table_column(table, target), weights, directed=directed,
+                          **options)
 
-    def column_array(column: str) -> np.ndarray:
-        values = table[column]
-        if hasattr(values, "to_numpy") and not hasattr(values, "index"):  # pyarrow ChunkedArray
-            return values.to_numpy()
-        return np.asarray(values)
 
-    weights = None if weight is None else column_array(weight)
-    return cls.from_edges(column_array(source), column_array(target), weights, directed=directed, **options)
+def has_id_gaps(src: np.ndarray, dst: np.ndarray) -> bool:
+    """Whether integer ids ``src``/``dst`` leave a value of 0..max unnamed (or hold a negative one): building them as
+    ids 0..max would make vertices no record names. O(records) and no sort: at most ``2 * records`` ids are distinct,
+    so a larger max has gaps, and a smaller one is checked with `named_ids`' mask of max + 1 bytes."""
+    m = src.shape[0]
+    if m == 0:
+        return False
+    low, top = min(int(src.min()), int(dst.min())), max(int(src.max()), int(dst.max()))
+    if low < 0 or top + 1 > 2 * m:
+        return True
+    return not named_ids(src, dst, top + 1).all()
+
+
+def named_ids(src: np.ndarray, dst: np.ndarray, num_ids: int) -> np.ndarray:
+    """bool[num_ids]: which of the ids 0..num_ids-1 some record names (the ids must lie in that range)."""
+    named = np.zeros(num_ids, dtype=bool)
+    named[src] = True
+    named[dst] = True
+    return named
+
+
+def compact_ids(src: np.ndarray, dst: np.ndarray, named: np.ndarray) -> np.ndarray:
+    """Renumber int64 ids ``src``/``dst`` **in place** to 0..V-1 over the V ids `named` marks (`named_ids`), in
+    increasing order (as `renumber_ids` numbers them); returns the labels, labels[i] = the old id. O(records + ids)
+    with no sort and no copy of the records (file readers' arrays, which may be most of the memory in use)."""
+    rank = np.cumsum(named, dtype=np.int64)
+    rank -= 1
+    for ids in (src, dst):  # mode="clip" is unbuffered: each entry is read before its own slot is written
+        np.take(rank, ids, out=ids, mode="clip")
+    return np.flatnonzero(named)

@@ -317,20 +317,23 @@ class Graph:
     def from_table(
         cls,
         table: Any,
-        source: str = "src",
-        target: str = "dst",
+        source: str | None = None,
+        target: str | None = None,
         weight: str | None = None,
         directed: bool = True,
         **options: Any,
     ) -> Graph:
         """Build from a pandas DataFrame or pyarrow Table of edges, naming its source, target and weight columns.
-        ``options``: num_vertices, self_loops, duplicates, renumber and name, as for `from_edges`."""
+        A source or target left None is found among the usual names: ``src``/``dst`` (graphgear), ``source``/
+        ``target`` (NetworkX's ``to_pandas_edgelist``), ``source``/``destination`` (cuGraph); `build.table_columns`.
+        No weight column: unweighted. ``options``: num_vertices, self_loops, duplicates, renumber and name, as for
+        `from_edges`."""
         from .build import from_table
 
         if not hasattr(table, "column_names") and not hasattr(table, "columns"):
             raise GraphError(f"expected a pandas DataFrame or a pyarrow Table, got {described(table)}")
         for role, column in (("source", source), ("target", target), ("weight", weight)):
-            if (column is None and role != "weight") or not isinstance(column, Hashable):
+            if not isinstance(column, Hashable):
                 raise GraphError(f"{role} must name a column of the table, got {described(column)}")
         check_flag("directed", directed)
         _check_options("from_table", options, ("num_vertices",) + _EDGE_OPTIONS)
