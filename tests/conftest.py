@@ -15,7 +15,10 @@ import graphgear as gg
 REPO = Path(__file__).resolve().parents[1]
 SHARED_GRAPHS = Path(os.environ.get("GRAPHGEAR_SHARED_GRAPHS", REPO.parent / "shared" / "graphs"))
 
-# The ten real graphs and their expected counts (../shared/graphs/README.md): V, E, directed, weighted, max degree, WCC.
+# The ten real graphs and their expected counts (../shared/graphs/README.md): V, E, directed, weighted, max degree, WCC,
+# as gg.load reads them by default. wiki-Vote's ids have gaps its header does not declare: since issue 22 the default
+# renumbers it to its 7,115 distinct ids (the README's 8,298 vertices and 1,207 WCC, 1,183 of them isolated ids, are
+# renumber=False's; tests/test_io.py checks both).
 REAL_GRAPHS = {
     "road/luxembourg_osm.mtx": (114_599, 119_666, False, False, 6, 1),
     "road/malta_osm.gr.gz": (34_714, 43_468, False, True, 6, 440),
@@ -24,7 +27,7 @@ REAL_GRAPHS = {
     "mesh/wing.graph": (62_032, 121_544, False, False, 4, 1),
     "social/email-Enron.txt.gz": (36_692, 183_831, False, False, 1_383, 1_065),
     "social/facebook_combined.txt.gz": (4_039, 88_234, False, False, 1_045, 1),
-    "social/wiki-Vote.txt": (8_298, 103_689, True, False, 893, 1_207),
+    "social/wiki-Vote.txt": (7_115, 103_689, True, False, 893, 24),
     "citation/cit-HepTh.txt.gz": (27_770, 352_768, True, False, 562, 143),
     "internet/as-caida20071105.txt.gz": (26_475, 53_381, False, False, 2_628, 1),
 }

@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import os
 import time
+import warnings
 
+import networkx as nx
 import numpy as np
 import pytest
 from conftest import REAL_GRAPHS, real_graph
@@ -13,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import graphgear as gg
-from graphgear.errors import GraphError, GraphFormatError, GraphSpecError
+from graphgear.errors import CacheWarning, FormatWarning, GraphError, GraphFormatError, GraphSpecError
 from graphgear.graph import io as gio
 
 TEXT_FORMATS = [".mtx", ".mtx.gz", ".txt", ".el", ".wel", ".csv", ".tsv", ".txt.gz", ".gr", ".gr.gz", ".graph", ".npz"]
@@ -50,8 +52,12 @@ def test_real_graph_details():
     malta = gg.load(real_graph("road/malta_osm.gr.gz"))
     assert malta.stats()["isolated"] == 40
     assert np.count_nonzero(malta.weights == 0) == 82  # arcs of length 0 are kept, not dropped
+    # issue 22 changed the default: wiki-Vote's ids have gaps its header does not declare, so it is renumbered to the
+    # 7,115 ids its edges name (no isolated vertex); renumber=False keeps the id range 0..8297 and its 1,183 unused ids
     wiki = gg.load(real_graph("social/wiki-Vote.txt"))
-    assert wiki.stats()["isolated"] == 1_183
+    assert wiki.stats()["isolated"] == 0
+    whole_range = gg.load(real_graph("social/wiki-Vote.txt"), renumber=False)
+    assert whole_range.num_vertices == 8_298 and whole_range.stats()["isolated"] == 1_183
 
 
 # --------------------------------------------------------------------------------------------------------- round trip
@@ -148,12 +154,139 @@ def test_csv_with_header_and_snap_nodes_header(tmp_path):
     path = tmp_path / "e.csv"
     path.write_text("source,target,weight\n0,1,2.5\n1,3,4\n")
     g = gg.load(path)
-    assert g.num_vertices == 4 and g.weighted
+    # issue 22 changed the default: no edge names id 2 and no header declares it, so the ids are renumbered
+    assert g.num_vertices == 3 and g.weighted and g.vertex_ids.tolist() == [0, 1, 3]
     np.testing.assert_array_equal(g.weights, np.array([2.5, 4], np.float32))
+    assert gg.load(path, renumber=False).num_vertices == 4
     snap = tmp_path / "s.txt"
     snap.write_text("# Undirected graph\n# Nodes: 10 Edges: 1\n0\t1\n")
     g = gg.load(snap)
     assert g.num_vertices == 10 and not g.directed and g.stats()["isolated"] == 8
+
+
+# ------------------------------------------------------------------------------------- vertex ids: kept or renumbered
+# docs/formats.md, "Vertex ids and renumbering" (issue 22): by default an edge list whose ids leave gaps nothing in the
+# file declares is renumbered to the ids its edges name, kept as labels; formats whose header states the vertex count
+# (Matrix Market, DIMACS, METIS, an edge list's Nodes: above every id, KONECT's counts line) keep their ids.
+
+RENUMBERED = [
+    # (name, content, vertex ids as written, edges in those ids)
+    ("gaps.el", "10 30\n30 20\n", [10, 20, 30], [(10, 30), (30, 20)]),
+    ("from_one.txt", "1 2\n2 3\n", [1, 2, 3], [(1, 2), (2, 3)]),  # no edge names 0
+    ("snap.txt", "# Nodes: 3 Edges: 2\n5 7\n7 9\n", [5, 7, 9], [(5, 7), (7, 9)]),  # SNAP counts the ids used
+    ("header.csv", "src,dst\n0,4\n4,2\n", [0, 2, 4], [(0, 4), (4, 2)]),
+    ("out.konect", "% asym unweighted\n1 4\n4 6\n", [1, 4, 6], [(1, 4), (4, 6)]),  # KONECT: its 1-based ids
+]
+KEPT = [
+    # (name, content, vertices, isolated): ids kept, every id of the declared range a vertex
+    ("dense.el", "0 1\n1 2\n2 0\n", 3, 0),
+    ("declared.txt", "# Nodes: 6 Edges: 2\n0 1\n1 4\n", 6, 3),
+    ("just_declared.txt", "# Nodes: 5 Edges: 2\n0 1\n1 4\n", 5, 2),  # Nodes: largest id + 1 declares 2 and 3
+    ("counted.konect", "% sym unweighted\n% 2 6 6\n1 2\n2 5\n", 6, 3),
+    ("rows.mtx", "%%MatrixMarket matrix coordinate pattern general\n6 6 2\n1 2\n2 5\n", 6, 3),
+    ("bare.mtx", "2 5\n5 3\n", 5, 2),  # without its banner: its ids are row numbers
+    ("arcs.gr", "p sp 6 2\na 1 2 1\na 2 5 1\n", 6, 3),
+    ("adjacency.graph", "6 2\n2\n1 5\n\n\n2\n\n", 6, 3),
+]
+
+
+def edges_as_written(g: gg.Graph) -> list[tuple]:
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    return sorted(zip(g.vertex_labels(rows).tolist(), g.vertex_labels(g.indices).tolist()))
+
+
+@pytest.mark.parametrize("name,content,ids,edges", RENUMBERED, ids=[r[0] for r in RENUMBERED])
+def test_ids_with_gaps_are_renumbered_by_default(tmp_path, name, content, ids, edges):
+    path = tmp_path / name
+    path.write_text(content)
+    g = gg.load(path)
+    assert g.num_vertices == len(ids) and g.vertex_ids.tolist() == ids and g.stats()["isolated"] == 0
+    assert edges_as_written(g) == sorted(edges)
+    assert gg.load(path, renumber=True).vertex_ids.tolist() == ids
+    whole = gg.load(path, renumber=False)  # the id range as before (KONECT's 1-based ids from 0)
+    assert whole.vertex_ids is None and whole.num_vertices == ids[-1] + (0 if "konect" in name else 1)
+
+
+@pytest.mark.parametrize("name,content,vertices,isolated", KEPT, ids=[k[0] for k in KEPT])
+def test_declared_vertex_counts_keep_their_ids(tmp_path, name, content, vertices, isolated):
+    path = tmp_path / name
+    path.write_text(content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FormatWarning)  # the banner-less .mtx says how it was read
+        g = gg.load(path)
+        assert g.vertex_ids is None and g.num_vertices == vertices and g.stats()["isolated"] == isolated
+        assert_same_graph(g, gg.load(path, renumber=False))
+        every = gg.load(path, renumber=True)  # the ids the edges name, as written (1-based in mtx, gr, METIS, KONECT)
+    named = sorted({v for e in edges_as_written(g) for v in e})
+    base = 0 if name.endswith((".el", ".txt")) else 1
+    assert every.num_vertices == len(named) and every.vertex_ids.tolist() == [v + base for v in named]
+    assert edges_as_written(every) == sorted((u + base, v + base) for u, v in edges_as_written(g))
+
+
+def test_renumbered_file_reports_results_in_its_ids(tmp_path):
+    path = tmp_path / "votes.txt"
+    path.write_text("# Directed graph\n30 1412\n30 3352\n1412 3352\n7 30\n")
+    g = gg.load(path)
+    assert g.vertex_ids.tolist() == [7, 30, 1412, 3352]
+    r = gg.bfs(g, 30, backend="cpu")
+    assert r.to_dict() == {30: 0, 1412: 1, 3352: 1}
+    frame = r.to_pandas()
+    assert frame["vertex"].tolist() == [7, 30, 1412, 3352]
+    assert frame["predecessors"].tolist()[2:] == [30, 30]
+    assert gg.pagerank(g, backend="cpu").to_dict().keys() == {7, 30, 1412, 3352}
+    und = gg.load(path, directed=False)  # the direction override keeps the labels
+    assert und.vertex_ids.tolist() == [7, 30, 1412, 3352] and not und.directed
+    gg.save(g, tmp_path / "votes.npz")  # the binary format keeps them too
+    assert gg.load(tmp_path / "votes.npz").vertex_ids.tolist() == [7, 30, 1412, 3352]
+
+
+def test_renumbering_is_part_of_the_cache_key(tmp_path):
+    """An entry written under another renumber setting (the old default, False) is never the answer to this one."""
+    path = tmp_path / "gaps.el"
+    path.write_text("10 30\n30 20\n")
+    old = gg.load(path, cache=True, renumber=False)
+    assert old.num_vertices == 31
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)  # a different key, not an entry that fails to verify
+        new = gg.load(path, cache=True)
+    assert new.num_vertices == 3 and new.vertex_ids.tolist() == [10, 20, 30]
+    assert len(list(gio.cache_dir().glob("gaps.el.*.npz"))) == 2
+    again = gg.load(path, cache=True)  # from its own entry, labels included
+    assert again.vertex_ids.tolist() == [10, 20, 30] and again.num_vertices == 3
+    assert gg.load(path, cache=True, renumber=False).num_vertices == 31
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, [True]])
+def test_renumber_must_be_a_flag_or_none(tmp_path, bad):
+    path = tmp_path / "e.el"
+    path.write_text("0 1\n")
+    with pytest.raises(GraphError, match="renumber must be True, False or None"):
+        gg.load(path, renumber=bad)
+
+
+def test_wiki_vote_is_its_distinct_ids():
+    """wiki-Vote (SNAP: ids 3..8297, 7,115 used) against NetworkX on the file's distinct ids, read independently."""
+    path = real_graph("social/wiki-Vote.txt")
+    pairs = np.loadtxt(path, comments="#", dtype=np.int64)
+    ids = np.unique(pairs)
+    G = nx.DiGraph()
+    G.add_edges_from(pairs.tolist())
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    g = gg.load(path)
+    assert (g.num_vertices, g.num_edges) == (len(ids), G.number_of_edges()) == (7_115, 103_689)
+    np.testing.assert_array_equal(g.vertex_ids, ids)
+    assert edges_as_written(g) == sorted(G.edges())
+    scc = gg.strongly_connected_components(g, backend="cpu")
+    assert scc.num_components == nx.number_strongly_connected_components(G) == 5_816
+    wcc = gg.connected_components(g, backend="cpu")
+    assert wcc.num_components == nx.number_weakly_connected_components(G) == 24
+    # the same components, reported in the file's ids
+    labels = scc.to_dict()
+    for component in nx.strongly_connected_components(G):
+        assert len({labels[v] for v in component}) == 1
+    whole = gg.load(path, renumber=False)  # the id range 0..8297, as before issue 22
+    assert whole.num_vertices == 8_298
+    assert gg.strongly_connected_components(whole, backend="cpu").num_components == 6_999
 
 
 # ------------------------------------------------------------------------------------------------------ binary cache

@@ -336,7 +336,10 @@ def test_node_count_that_disagrees_with_the_body(tmp_path):
     assert err.line == 1 and "2 nodes" in str(err) and "3 distinct" in str(err)
     # graphgear's own files: isolated vertices up to the count; SNAP's: the count of distinct ids (gaps allowed)
     assert gg.load(write(tmp_path / "iso.el", "# Nodes: 10\n0 1\n"), cache=False).num_vertices == 10
-    assert gg.load(write(tmp_path / "gaps.el", "# Nodes: 3\n0 1\n1 7\n"), cache=False).num_vertices == 8
+    gaps = write(tmp_path / "gaps.el", "# Nodes: 3\n0 1\n1 7\n")
+    assert gg.load(gaps, cache=False, renumber=False).num_vertices == 8
+    # issue 22 changed the default: SNAP's count declares no vertex, so the gaps are renumbered away (the ids kept)
+    assert gg.load(gaps, cache=False).vertex_ids.tolist() == [0, 1, 7]
 
 
 def test_edge_count_that_disagrees_with_the_body(tmp_path):

@@ -14,6 +14,12 @@ name. Directedness comes from the file where it says so (a symmetric Matrix Mark
 comment naming a "directed"/"undirected" graph decides edge lists and ``.gr``); otherwise they are directed.
 ``load(..., directed=...)`` overrides it.
 
+Vertex ids (docs/formats.md, "Vertex ids and renumbering"): an edge list whose ids leave gaps that nothing in the file
+declares (SNAP's wiki-Vote: ids 3..8297, 7,115 of them used) is renumbered by default, so that no vertex comes of an id
+no edge names; its ids become the graph's labels (``vertex_ids``) and results are reported in them. Matrix Market,
+DIMACS and METIS state their vertex count in their header, so their isolated vertices are real and their ids are kept.
+``renumber=False`` keeps every file's ids, ``renumber=True`` renumbers every file.
+
 Module map: source.py opens files safely and reads their text under the memory bound; scan.py is the vectorised
 scanner every text reader uses; edgelist.py, dimacs.py, metis.py and mtx.py read and write one format each; npz.py is
 the binary format; cache.py the verified cache of parsed files; output.py writes every file whole or not at all.
@@ -31,10 +37,11 @@ import numpy as np
 
 from ... import progress as _progress
 from ...errors import FileError, GraphError
+from ..build import compact_ids, named_ids
 from ..graph import Graph
 from . import cache as _cache
 from .dimacs import read_dimacs, write_dimacs
-from .edgelist import read_edgelist, write_edgelist
+from .edgelist import EdgeListRecords, read_edgelist, write_edgelist
 from .metis import read_metis, write_metis
 from .mtx import BANNER, read_mtx, write_mtx
 from . import npz
@@ -43,8 +50,8 @@ from .output import check_writable, describe_mode, write_atomically
 from .source import os_error, read_head, read_text
 from .text import HINT_BYTES, Records
 
-__all__ = ["load", "save", "detect_format", "read_records", "cache_dir", "load_npz", "FORMATS", "EXTENSIONS",
-           "CACHE_VERSION"]
+__all__ = ["load", "save", "detect_format", "read_records", "renumbers", "cache_dir", "load_npz", "FORMATS",
+           "EXTENSIONS", "CACHE_VERSION"]
 
 FORMATS = ("mtx", "edgelist", "dimacs", "metis", "npz")
 EXTENSIONS = {
@@ -64,6 +71,7 @@ EXTENSIONS = {
 _READERS = {"edgelist": read_edgelist, "dimacs": read_dimacs, "metis": read_metis, "mtx": read_mtx}
 _WRITERS = {"edgelist": write_edgelist, "dimacs": write_dimacs, "metis": write_metis, "mtx": write_mtx, "npz": None}
 _POLICIES = ("drop", "keep")
+_ONE_BASED = ("mtx", "dimacs", "metis")  # formats whose ids are written from 1 (a KONECT edge list says so itself)
 cache_dir = _cache.cache_dir
 load_npz = read_npz
 CACHE_VERSION = npz.VERSION  # the .npz layout's version (cache entries add their own scheme, cache.SCHEME)
@@ -79,7 +87,7 @@ def load(
     format: str | None = None,
     self_loops: str = "drop",
     duplicates: str = "drop",
-    renumber: bool = False,
+    renumber: bool | None = None,
     cache: bool | None = None,
     progress: bool | None = None,
 ) -> Graph:
@@ -87,7 +95,9 @@ def load(
 
     ``directed=None`` keeps the direction the file states (see the module notes); True/False overrides it (a directed
     file loaded undirected merges u->v and v->u). ``self_loops``/``duplicates`` are the build policies of
-    `Graph.from_edges`; ``renumber=True`` maps sparse ids to 0..V-1 (kept in ``vertex_ids``). ``cache=None`` caches
+    `Graph.from_edges`. ``renumber`` maps the ids a file names to 0..V-1 and keeps the file's ids as labels in
+    ``vertex_ids`` (results are reported in them): None (the default) does so for an edge list whose ids have gaps
+    its header does not declare (`renumbers`), True for every file, False for none. ``cache=None`` caches
     files of 16 MiB and more; True/False forces it. A malformed file raises GraphFormatError naming the file, line and
     text; a path that cannot be read raises FileError; a graph that would not fit in memory HostMemoryError.
     """
@@ -121,7 +131,7 @@ def load(
         records = read_records(path, fmt, bar)
         bar.update(description=f"building CSR of {path.name}")
         # an undirected file asked for as directed keeps both arcs of each edge (the flag flips below)
-        g = _build(path, records, records.directed and directed is not False, options)
+        g = _build(path, fmt, records, records.directed and directed is not False, options)
         g = _with_direction(g, directed)
     if entry is not None:
         entry.store(g)
@@ -155,8 +165,8 @@ def _check_options(directed: Any, format: Any, self_loops: Any, duplicates: Any,
     for name, value in (("directed", directed), ("cache", cache), ("progress", progress)):
         if value is not None and not isinstance(value, (bool, np.bool_)):
             raise GraphError(f"{name} must be True, False or None, got {value!r}")
-    if not isinstance(renumber, (bool, np.bool_)):
-        raise GraphError(f"renumber must be True or False, got {renumber!r}")
+    if renumber is not None and not isinstance(renumber, (bool, np.bool_)):
+        raise GraphError(f"renumber must be True, False or None, got {renumber!r}")
     if format is not None and format not in FORMATS:
         raise GraphError(f"unknown format {format!r}; graphgear reads {', '.join(FORMATS)}")
     for name, value in (("self_loops", self_loops), ("duplicates", duplicates)):
@@ -164,18 +174,38 @@ def _check_options(directed: Any, format: Any, self_loops: Any, duplicates: Any,
             raise GraphError(f"{name} must be 'drop' or 'keep', got {value!r}")
 
 
-def _build(path: Path, records: Records, directed: bool, options: dict[str, Any]) -> Graph:
-    return Graph.from_edges(
-        records.src,
-        records.dst,
+def renumbers(fmt: str, records: Records, renumber: bool | None = None) -> bool:
+    """Whether `load` renumbers a file's vertices (docs/formats.md, "Vertex ids and renumbering"): as asked by True or
+    False; by default (None), an edge list whose ids leave a value below the largest unnamed by any edge, unless its
+    header declares the vertex count (a ``Nodes:`` count above every id, KONECT's counts line). Matrix Market, DIMACS
+    and METIS headers always declare theirs (``rows``, ``p sp N M``, ``n m``): isolated vertices there are real."""
+    if renumber is not None:
+        return bool(renumber)
+    if not isinstance(records, EdgeListRecords) or records.declared or records.src.size == 0:
+        return False
+    return not named_ids(records.src, records.dst, records.num_vertices).all()
+
+
+def _build(path: Path, fmt: str, records: Records, directed: bool, options: dict[str, Any]) -> Graph:
+    labels = None
+    src, dst, n = records.src, records.dst, records.num_vertices
+    if renumbers(fmt, records, options["renumber"]):  # records are ours: renumbered in place, labels = ids as written
+        labels = compact_ids(src, dst, named_ids(src, dst, n))
+        n = labels.size
+        labels += records.base if isinstance(records, EdgeListRecords) else int(fmt in _ONE_BASED)
+    g = Graph.from_edges(
+        src,
+        dst,
         records.weights,
-        num_vertices=None if options["renumber"] else records.num_vertices,
+        num_vertices=n,
         directed=directed,
         self_loops=options["self_loops"],
         duplicates=options["duplicates"],
-        renumber=options["renumber"],
+        renumber=False,
         name=path.name,
     )
+    g.vertex_ids = labels
+    return g
 
 
 def _with_direction(g: Graph, directed: bool | None) -> Graph:

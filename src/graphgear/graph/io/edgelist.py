@@ -6,6 +6,7 @@ against the body."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from .emit import arcs, format_rows, header_lines
 from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_count, is_real, line_text,
                    require_csr, scan_message, split_fields, top_comments)
 
-__all__ = ["read_edgelist", "write_edgelist"]
+__all__ = ["read_edgelist", "write_edgelist", "EdgeListRecords"]
 
 _KONECT = re.compile(rb"[ \t\r]*%[ \t\r]*(sym|asym|bip)(?:[ \t\r].*)?")  # KONECT's format line (line 1)
 _KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([0-9]+)[ \t\r]+([0-9]+)[ \t\r]+([0-9]+)[ \t\r]*")  # line 2
@@ -25,6 +26,16 @@ _KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([0-9]+)[ \t\r]+([0-9]+)[ \t\r]+
 _NODES = re.compile(rb"(?<![A-Za-z0-9_])Nodes:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
 _EDGES = re.compile(rb"(?<![A-Za-z0-9_])Edges:[ \t\r]*([0-9]+)(?![0-9A-Za-z_.])")
 _COLUMNS = ("source", "target", "weight", "timestamp")
+
+
+@dataclass
+class EdgeListRecords(Records):
+    """An edge list's records, with what `load`'s renumbering rule asks of the file (docs/formats.md, "Vertex ids and
+    renumbering"): whether it states its vertex count, so that ids it names no edge for are real isolated vertices,
+    and the base its ids are written in."""
+
+    declared: bool = False  # a `Nodes:` count above every id, or KONECT's counts line
+    base: int = 0  # an id as written is the id here + base (KONECT: 1)
 
 
 def _is_comment(text: bytes) -> bool:
@@ -136,7 +147,8 @@ def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:
                     f"vertex id {top + base}")
     if nodes is not None:
         n = _vertices(path, raw, nodes, src, dst, top, base, bool(konect), locate)
-    return Records(src, dst, weights, n, directed)
+    declared = nodes is not None and top < nodes[0]  # not SNAP's count of the ids that appear (wiki-Vote's)
+    return EdgeListRecords(src, dst, weights, n, directed, declared=declared, base=base)
 
 
 def _next_line(raw: bytes | bytearray, offset: int) -> int:
@@ -152,7 +164,7 @@ def _no_edges(path: Path, raw: bytes | bytearray, nodes: tuple[int, Line] | None
         raise _error(path, edges[1], f"the header says {edges[0]:,} edges but the file holds none")
     require_csr(path, raw, nodes[0], 0, directed, False, (nodes[1].number, nodes[1].offset), f"{nodes[0]:,} nodes")
     empty = np.empty(0, np.int64)
-    return Records(empty, empty.copy(), None, nodes[0], directed)
+    return EdgeListRecords(empty, empty.copy(), None, nodes[0], directed, declared=True)
 
 
 def _vertices(path: Path, raw: bytes | bytearray, nodes: tuple[int, Line], src: np.ndarray, dst: np.ndarray, top: int,
