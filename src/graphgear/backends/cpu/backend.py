@@ -107,17 +107,17 @@ class CpuBackend:
         n = G.num_vertices
         if strategy.sync == "async":
             queued = np.zeros(n, dtype=np.int8)
-            ops.advance_async(G.offsets, G.indices, G.weights, G.weighted, frontier.vertices(), f, state, queued)
+            ops.advance_async[f](G.offsets, G.indices, G.weights, G.weighted, frontier.vertices(), state, queued)
             return Frontier.empty(n)
         if strategy.drive == "topology" or frontier.is_dense:
             next_mask = np.zeros(n, dtype=np.bool_)
-            ops.advance_mask(G.offsets, G.indices, G.weights, G.weighted, frontier.to_dense().mask, f, state, next_mask)
+            ops.advance_mask[f](G.offsets, G.indices, G.weights, G.weighted, frontier.to_dense().mask, state, next_mask)
             out = Frontier.from_mask(next_mask)
             return out if strategy.frontier in ("bitmap", "boolmap") else out.to_sparse()
         touched = np.zeros(n, dtype=np.int8)
         out = np.empty(n, dtype=np.int64)
         counter = np.zeros(1, dtype=np.int64)
-        ops.advance_queue(G.offsets, G.indices, G.weights, G.weighted, frontier.queue, f, state, touched, out, counter)
+        ops.advance_queue[f](G.offsets, G.indices, G.weights, G.weighted, frontier.queue, state, touched, out, counter)
         result = Frontier.from_vertices(out[: counter[0]], n)
         return result.to_dense() if strategy.frontier in ("bitmap", "boolmap") else result
 
@@ -132,7 +132,7 @@ class CpuBackend:
         active = frontier.to_dense().mask if frontier is not None else np.zeros(1, dtype=np.bool_)
         next_mask = np.zeros(n, dtype=np.bool_)
         kernel = ops.pull_async if strategy.sync == "async" else ops.pull_mask
-        kernel(t_offsets, t_indices, t_weights, G.weighted, active, frontier is None, c, f, state, next_mask)
+        kernel[c, f](t_offsets, t_indices, t_weights, G.weighted, active, frontier is None, state, next_mask)
         return Frontier.from_mask(next_mask)
 
     # --------------------------------------------------------------------------------------------------- filter etc.
@@ -141,10 +141,10 @@ class CpuBackend:
         p = cpu_function(predicate)
         if frontier.is_dense:
             keep = np.zeros(frontier.num_vertices, dtype=np.bool_)
-            ops.filter_mask(frontier.mask, p, state, keep)
+            ops.filter_mask[p](frontier.mask, state, keep)
             return Frontier.from_mask(keep)
         keep = np.zeros(frontier.size, dtype=np.bool_)
-        ops.filter_queue(frontier.queue, p, state, keep)
+        ops.filter_queue[p](frontier.queue, state, keep)
         return Frontier.from_vertices(frontier.queue[keep], frontier.num_vertices)
 
     def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None,
@@ -152,9 +152,9 @@ class CpuBackend:
         """functor(v, state) for every vertex of the frontier (every vertex when frontier is None)."""
         f = cpu_function(functor)
         if frontier is None:
-            ops.for_each_all(int(num_vertices), f, state)
+            ops.for_each_all[f](int(num_vertices), state)
         else:
-            ops.for_each_queue(frontier.vertices(), f, state)
+            ops.for_each_queue[f](frontier.vertices(), state)
 
     def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
                       num_vertices: int | None = None) -> np.ndarray:
@@ -169,7 +169,7 @@ class CpuBackend:
         count = vertices.size if listed else int(num_vertices)
         values = np.empty(count, dtype=np.float64)
         if count:
-            ops.vertex_values(vertices, listed, count, cpu_function(functor), state, values)
+            ops.vertex_values[cpu_function(functor)](vertices, listed, count, state, values)
         return np.array([combine(values) if count else identity], dtype=np.float64)
 
     def neighbor_reduce(
@@ -187,8 +187,8 @@ class CpuBackend:
         code, identity = codes[monoid]
         listed = vertices is not None
         rows = np.ascontiguousarray(vertices.vertices(), dtype=np.int64) if listed else np.zeros(1, dtype=np.int64)
-        ops.neighbor_reduce(offsets, indices, weights, G.weighted, cpu_function(map_fn), state, code, identity, rows,
-                            listed, out)
+        ops.neighbor_reduce[cpu_function(map_fn)](offsets, indices, weights, G.weighted, state, code, identity, rows,
+                                                  listed, out)
         return out
 
     # --------------------------------------------------------------------------------------------------- programs
@@ -228,29 +228,29 @@ class CpuBackend:
         if strategy.sync == "async":
             return self._program_async(G, s, worklist, strategy)
         if strategy.drive == "topology":
-            prog.compute_all(s.value, s.buffer, s.message, G.out_degree, s.send, s.compute, s.params)
+            prog.compute_all[s.compute](s.value, s.buffer, s.message, G.out_degree, s.send, s.params)
             senders = Frontier.from_mask(s.send.copy())
         else:
             vertices = worklist.vertices()
             s.send[:] = False
-            prog.compute_vertices(vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.compute, s.params)
+            prog.compute_vertices[s.compute](vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.params)
             senders = Frontier.from_vertices(vertices[s.send[vertices]], n)
         if strategy.direction == "push":
             queue = senders.vertices()
             out = np.empty(n, dtype=np.int64)
             counter = np.zeros(1, dtype=np.int64)
-            prog.push_sync(
+            prog.push_sync[s.edge](
                 G.offsets, G.indices, G.weights, G.weighted, queue, s.message, s.buffer, s.buffer.view(np.int64),
-                s.touched, out, counter, s.edge, s.params, s.monoid,
+                s.touched, out, counter, s.params, s.monoid,
             )
             touched = out[: counter[0]]
             s.touched[touched] = 0
             return Frontier.from_vertices(touched, n), senders.out_edges(G.out_degree)
         t_offsets, t_indices, t_weights = G.csc()
         sender_mask = senders.to_dense().mask
-        prog.pull_sync(
+        prog.pull_sync[s.settled, s.edge](
             t_offsets, t_indices, t_weights, G.weighted, sender_mask, s.message, s.buffer, s.value, s.touched,
-            s.settled, s.edge, s.params, s.monoid, s.first_wins, s.skip_settled and strategy.drive == "data",
+            s.params, s.monoid, s.first_wins, s.skip_settled and strategy.drive == "data",
         )
         next_mask = s.touched.astype(np.bool_)
         s.touched[:] = 0
@@ -264,20 +264,20 @@ class CpuBackend:
             t_offsets, t_indices, t_weights = G.csc()
             # the worklist's vertices computed first, so their messages are current before the sweep reads them
             vertices = worklist.vertices()
-            prog.compute_vertices(vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.compute, s.params)
-            senders, scanned = prog.pull_async(
-                t_offsets, t_indices, t_weights, G.weighted, s.value, s.buffer, s.message, G.out_degree, s.settled,
-                s.compute, s.edge, s.params, s.monoid, False,  # "settled" holds between sync rounds only
+            prog.compute_vertices[s.compute](vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.params)
+            senders, scanned = prog.pull_async[s.settled, s.compute, s.edge](
+                t_offsets, t_indices, t_weights, G.weighted, s.value, s.buffer, s.message, G.out_degree, s.params,
+                s.monoid, False,  # "settled" holds between sync rounds only
             )
             return (Frontier.all_vertices(n) if senders else Frontier.empty(n)), int(scanned)
         if strategy.drive == "topology":
-            senders, pushed = prog.push_async_topology(
-                G.offsets, G.indices, G.weights, G.weighted, s.value, s.buffer, s.message, G.out_degree, s.compute,
-                s.edge, s.params, s.monoid,
+            senders, pushed = prog.push_async_topology[s.compute, s.edge](
+                G.offsets, G.indices, G.weights, G.weighted, s.value, s.buffer, s.message, G.out_degree, s.params,
+                s.monoid,
             )
             return (Frontier.all_vertices(n) if senders else Frontier.empty(n)), int(pushed)
-        _, pushed = prog.push_async_data(
+        _, pushed = prog.push_async_data[s.compute, s.edge](
             G.offsets, G.indices, G.weights, G.weighted, worklist.vertices(), s.value, s.buffer, s.message,
-            G.out_degree, s.queued, s.compute, s.edge, s.params, s.monoid,
+            G.out_degree, s.queued, s.params, s.monoid,
         )
         return Frontier.empty(n), int(pushed)

@@ -1,6 +1,8 @@
 """CPU kernels of the generic operators: advance (push), pull, filter, for_each_vertex, vertex_reduce, neighbor_reduce.
 
-Each takes a functor (a numba function) and a state tuple of arrays the functor reads and writes. Functor contracts:
+Each is a kernel template (templates.py) around its functor slots, and takes the state tuple of arrays the functors
+read and write: ``advance_queue[f](...)`` is the push kernel compiled around functor f (and cached on disk by numba).
+Functor contracts:
 
     advance   f(u, v, w, state) -> bool     v joins the next frontier when True (push over out-edges of u)
     pull      f(v, u, w, state) -> int      bit ACTIVATE: v joins the next frontier; bit STOP: stop scanning v's
@@ -22,6 +24,11 @@ import numpy as np
 
 from ...operators import ACTIVATE, STOP
 from .atomics import atomic_add, atomic_cas
+from .templates import template
+
+
+# The functor slots the templates below call by name; each specialisation binds them to its functors (templates.py).
+functor = candidate = predicate = map_fn = None
 
 
 @numba.njit(inline="always", nogil=True)
@@ -59,8 +66,8 @@ def fifo_push(ring, tail, v, queued):  # pragma: no cover - numba
 
 # Not inlined: inside a prange with the `scanned` reduction, numba 0.68.0's parfor pass fails on this loop's
 # conditional reads ("unexpected cycle in lookup()", numba issue #10132); a call keeps the reduction outside it.
-@numba.njit(nogil=True)
-def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state, next_mask, sweep):  # pragma: no cover
+@template("functor", nogil=True)
+def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask, sweep):  # pragma: no cover
     """Scan v's in-edges from active sources (in a sweep, sources activated earlier in it count); returns edges scanned."""
     scanned = 0
     for k in range(t_offsets[v], t_offsets[v + 1]):
@@ -75,8 +82,8 @@ def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active,
     return scanned
 
 
-@numba.njit(parallel=True, nogil=True)
-def advance_queue(offsets, indices, weights, weighted, queue, functor, state, touched, out, counter):  # pragma: no cover
+@template("functor", parallel=True, nogil=True)
+def advance_queue(offsets, indices, weights, weighted, queue, state, touched, out, counter):  # pragma: no cover
     """Sync push over a vertex queue; every activated vertex is appended once (touched = test-and-set)."""
     for i in numba.prange(queue.shape[0]):
         u = queue[i]
@@ -87,8 +94,8 @@ def advance_queue(offsets, indices, weights, weighted, queue, functor, state, to
                     out[atomic_add(counter, 0, 1)] = v
 
 
-@numba.njit(parallel=True, nogil=True)
-def advance_mask(offsets, indices, weights, weighted, mask, functor, state, next_mask):  # pragma: no cover
+@template("functor", parallel=True, nogil=True)
+def advance_mask(offsets, indices, weights, weighted, mask, state, next_mask):  # pragma: no cover
     """Sync push, topology-driven: scan every vertex, expand the active ones; the next frontier is a bool map."""
     for u in numba.prange(offsets.shape[0] - 1):
         if not mask[u]:
@@ -99,8 +106,8 @@ def advance_mask(offsets, indices, weights, weighted, mask, functor, state, next
                 next_mask[v] = True
 
 
-@numba.njit(nogil=True)
-def advance_async(offsets, indices, weights, weighted, worklist, functor, state, queued):  # pragma: no cover
+@template("functor", nogil=True)
+def advance_async(offsets, indices, weights, weighted, worklist, state, queued):  # pragma: no cover
     """Async push: drain one FIFO worklist, activated vertices join the same worklist at once. Returns
     (vertices expanded, edges visited)."""
     ring, tail = fifo_start(worklist, queued, offsets.shape[0] - 1)
@@ -120,64 +127,64 @@ def advance_async(offsets, indices, weights, weighted, worklist, functor, state,
     return expanded, visited
 
 
-@numba.njit(parallel=True, nogil=True)
-def pull_mask(t_offsets, t_indices, t_weights, weighted, active, all_active, candidate, functor, state, next_mask):  # pragma: no cover
+@template("candidate", "functor", parallel=True, nogil=True)
+def pull_mask(t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask):  # pragma: no cover
     """Sync pull: each candidate v scans its in-edges from active sources; returns the edges scanned."""
     scanned = 0
     for v in numba.prange(t_offsets.shape[0] - 1):
         next_mask[v] = False
         if candidate(v, state):
-            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state,
-                                  next_mask, False)
+            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask,
+                                  False)
     return scanned
 
 
-@numba.njit(nogil=True)
-def pull_async(t_offsets, t_indices, t_weights, weighted, active, all_active, candidate, functor, state, next_mask):  # pragma: no cover
+@template("candidate", "functor", nogil=True)
+def pull_async(t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask):  # pragma: no cover
     """Async pull: one sweep in id order; a vertex activated earlier in the sweep is already an active source."""
     scanned = 0
     for v in range(t_offsets.shape[0] - 1):
         next_mask[v] = False
         if candidate(v, state):
-            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, functor, state,
-                                  next_mask, True)
+            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask,
+                                  True)
     return scanned
 
 
-@numba.njit(parallel=True, nogil=True)
-def filter_queue(queue, predicate, state, keep):  # pragma: no cover
+@template("predicate", parallel=True, nogil=True)
+def filter_queue(queue, state, keep):  # pragma: no cover
     for i in numba.prange(queue.shape[0]):
         keep[i] = predicate(queue[i], state)
 
 
-@numba.njit(parallel=True, nogil=True)
-def filter_mask(mask, predicate, state, keep):  # pragma: no cover
+@template("predicate", parallel=True, nogil=True)
+def filter_mask(mask, state, keep):  # pragma: no cover
     for v in numba.prange(mask.shape[0]):
         keep[v] = mask[v] and predicate(v, state)
 
 
-@numba.njit(parallel=True, nogil=True)
-def for_each_queue(queue, functor, state):  # pragma: no cover
+@template("functor", parallel=True, nogil=True)
+def for_each_queue(queue, state):  # pragma: no cover
     for i in numba.prange(queue.shape[0]):
         functor(queue[i], state)
 
 
-@numba.njit(parallel=True, nogil=True)
-def for_each_all(n, functor, state):  # pragma: no cover
+@template("functor", parallel=True, nogil=True)
+def for_each_all(n, state):  # pragma: no cover
     for v in numba.prange(n):
         functor(v, state)
 
 
-@numba.njit(parallel=True, nogil=True)
-def vertex_values(vertices, listed, count, functor, state, values):  # pragma: no cover
+@template("functor", parallel=True, nogil=True)
+def vertex_values(vertices, listed, count, state, values):  # pragma: no cover
     """values[i] = functor(v, state) for the i-th vertex (of `vertices` when listed, else v = i): vertex_reduce's map;
     the host combines the values."""
     for i in numba.prange(count):
         values[i] = functor(np.int64(vertices[i]) if listed else np.int64(i), state)
 
 
-@numba.njit(parallel=True, nogil=True)
-def neighbor_reduce(offsets, indices, weights, weighted, map_fn, state, monoid, identity, vertices, listed, out):  # pragma: no cover
+@template("map_fn", parallel=True, nogil=True)
+def neighbor_reduce(offsets, indices, weights, weighted, state, monoid, identity, vertices, listed, out):  # pragma: no cover
     """out[v] = reduce over v's neighbours u (a row of the given CSR/CSC) of map_fn(v, u, w, state); monoid 0 = min,
     1 = max, 2 = sum. A row per thread; every row, or only the rows of `vertices` when `listed`."""
     count = vertices.shape[0] if listed else offsets.shape[0] - 1

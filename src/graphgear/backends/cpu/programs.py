@@ -22,10 +22,14 @@ import numpy as np
 
 from .atomics import atomic_add, atomic_cas, atomic_fadd, bits_float, float_bits
 from .operators import fifo_push, fifo_start, weight_of
+from .templates import template
 
 MIN, MAX, SUM, OR = 0, 1, 2, 3
 MONOIDS = {"min": MIN, "max": MAX, "sum": SUM, "or": OR}
 IDENTITY = {MIN: np.inf, MAX: -np.inf, SUM: 0.0, OR: 0.0}
+
+# The program's functors, the slots of the kernel templates below (templates.py): `prog.push_sync[edge](...)`.
+compute = edge = settled = None
 
 
 @numba.njit(inline="always", nogil=True)
@@ -67,16 +71,16 @@ def atomic_accumulate(monoid, buffer, bits, v, contribution):  # pragma: no cove
 # ------------------------------------------------------------------------------------------------------- compute
 
 
-@numba.njit(parallel=True, nogil=True)
-def compute_vertices(vertices, value, buffer, message, degree, send, compute, params):  # pragma: no cover
+@template("compute", parallel=True, nogil=True)
+def compute_vertices(vertices, value, buffer, message, degree, send, params):  # pragma: no cover
     """compute() on each listed vertex; send[v] says whether it sends this round."""
     for i in numba.prange(vertices.shape[0]):
         v = vertices[i]
         value[v], buffer[v], message[v], send[v] = compute(value[v], buffer[v], degree[v], params)
 
 
-@numba.njit(parallel=True, nogil=True)
-def compute_all(value, buffer, message, degree, send, compute, params):  # pragma: no cover
+@template("compute", parallel=True, nogil=True)
+def compute_all(value, buffer, message, degree, send, params):  # pragma: no cover
     """compute() on every vertex (topology-driven)."""
     for v in numba.prange(value.shape[0]):
         value[v], buffer[v], message[v], send[v] = compute(value[v], buffer[v], degree[v], params)
@@ -85,10 +89,8 @@ def compute_all(value, buffer, message, degree, send, compute, params):  # pragm
 # ---------------------------------------------------------------------------------------------------- sync push
 
 
-@numba.njit(parallel=True, nogil=True)
-def push_sync(
-    offsets, indices, weights, weighted, senders, message, buffer, bits, touched, out, counter, edge, params, monoid
-):  # pragma: no cover - numba
+@template("edge", parallel=True, nogil=True)
+def push_sync(offsets, indices, weights, weighted, senders, message, buffer, bits, touched, out, counter, params, monoid):  # pragma: no cover - numba
     """Every sender pushes edge(message, w) to its out-neighbours; each changed neighbour is appended once to out."""
     for i in numba.prange(senders.shape[0]):
         u = senders[i]
@@ -101,10 +103,10 @@ def push_sync(
                     out[atomic_add(counter, 0, 1)] = v
 
 
-@numba.njit(parallel=True, nogil=True)
+@template("settled", "edge", parallel=True, nogil=True)
 def pull_sync(
-    t_offsets, t_indices, t_weights, weighted, sender, message, buffer, value, touched, settled, edge, params, monoid,
-    first_wins, skip_settled,
+    t_offsets, t_indices, t_weights, weighted, sender, message, buffer, value, touched, params, monoid, first_wins,
+    skip_settled,
 ):  # pragma: no cover - numba
     """Every (unsettled) vertex gathers from its sending in-neighbours; touched[v] = 1 when its buffer changed."""
     for v in numba.prange(t_offsets.shape[0] - 1):
@@ -130,10 +132,8 @@ def pull_sync(
 # ---------------------------------------------------------------------------------------------------------- async
 
 
-@numba.njit(nogil=True)
-def push_async_data(
-    offsets, indices, weights, weighted, worklist, value, buffer, message, degree, queued, compute, edge, params, monoid
-):  # pragma: no cover - numba
+@template("compute", "edge", nogil=True)
+def push_async_data(offsets, indices, weights, weighted, worklist, value, buffer, message, degree, queued, params, monoid):  # pragma: no cover - numba
     """Drain one FIFO worklist: a vertex computes when it leaves the queue and pushes at once (updates visible
     immediately). Returns (vertices computed, edges pushed)."""
     ring, tail = fifo_start(worklist, queued, value.shape[0])
@@ -159,8 +159,8 @@ def push_async_data(
     return computed, pushed
 
 
-@numba.njit(nogil=True)
-def push_async_topology(offsets, indices, weights, weighted, value, buffer, message, degree, compute, edge, params, monoid):  # pragma: no cover
+@template("compute", "edge", nogil=True)
+def push_async_topology(offsets, indices, weights, weighted, value, buffer, message, degree, params, monoid):  # pragma: no cover
     """One Gauss-Seidel sweep: every vertex in id order computes and pushes at once. Returns (senders, edges)."""
     senders = 0
     pushed = 0
@@ -179,10 +179,9 @@ def push_async_topology(offsets, indices, weights, weighted, value, buffer, mess
     return senders, pushed
 
 
-@numba.njit(nogil=True)
+@template("settled", "compute", "edge", nogil=True)
 def pull_async(
-    t_offsets, t_indices, t_weights, weighted, value, buffer, message, degree, settled, compute, edge, params, monoid,
-    skip_settled,
+    t_offsets, t_indices, t_weights, weighted, value, buffer, message, degree, params, monoid, skip_settled,
 ):  # pragma: no cover - numba
     """One Gauss-Seidel pull sweep (idempotent monoids only): each vertex gathers every in-neighbour's current
     message, then computes at once. Returns (senders, edges scanned)."""
