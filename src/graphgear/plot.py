@@ -145,7 +145,7 @@ def plot_trace(trace: Trace, ax: Any = None, *, title: str | None = None, pyplot
     ax.legend(handles=handles, title="execution path", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               title_fontsize=8, frameon=False)
     ax.set_yscale("symlog", linthresh=1)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 3 * max(1.0, vertices.max(initial=0), edges.max(initial=0)))  # room above the largest, in log
     ax.set_ylabel("frontier size (count)")
     ax.tick_params(labelbottom=False)
     ax.grid(True, axis="y", color="0.9", zorder=0)
@@ -156,17 +156,19 @@ def plot_trace(trace: Trace, ax: Any = None, *, title: str | None = None, pyplot
     time_ax.set_xlim(-0.7, max(n, 1) - 0.3)
     from matplotlib.ticker import MaxNLocator
 
-    time_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    time_ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     _mark_switches(rows, ax, time_ax)
     ax.set_title(title or _trace_title(trace), pad=16, fontsize=11)
     return ax
 
 
 def _trace_title(trace: Trace) -> str:
+    from .engine.trace import milliseconds
+
     controller = f", {trace.controller} controller" if trace.controller else ""
-    total = trace.seconds * 1e3
+    n = len(trace)
     return (f"{trace.algorithm or 'trace'}: per-iteration trace on {trace.backend or '?'}{controller} "
-            f"({len(trace):,} iterations, {total:,.1f} ms)")
+            f"({n:,} iteration{'s' if n != 1 else ''}, {milliseconds(trace.seconds)} ms)")
 
 
 def _switches(rows: list[Any]) -> list[int]:
@@ -221,7 +223,7 @@ def _shade_phases(rows: list[Any], ax: Any, time_ax: Any) -> None:
     for number, (first, end, phase) in enumerate(runs):
         for a in (ax, time_ax):
             a.axvspan(first - 0.5, end - 0.5, color="0.92" if number % 2 == 0 else "0.97", zorder=0, linewidth=0)
-        if phase:
+        if phase and (len(runs) <= 20 or all(p != phase for _, _, p in runs[:number])):  # crowded: first ones only
             ax.text((first + end - 1) / 2, 0.02, phase, transform=ax.get_xaxis_transform(), ha="center",
                     va="bottom", fontsize=7, color="0.35", clip_on=True)
 

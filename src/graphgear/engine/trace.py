@@ -167,7 +167,7 @@ class TraceTable:
         trace, rows = self.trace, self.trace.rows
         title = (f"{trace.algorithm or 'trace'} on {trace.backend or '?'}"
                  + (f" ({trace.controller})" if trace.controller else "")
-                 + f": {len(rows):,} iteration{'s' if len(rows) != 1 else ''}, {_ms(trace.seconds)} ms")
+                 + f": {len(rows):,} iteration{'s' if len(rows) != 1 else ''}, {milliseconds(trace.seconds)} ms")
         out = [(line, "bold") for line in textwrap.wrap(title, width, subsequent_indent="  ")]
         if not rows:
             return out
@@ -210,7 +210,7 @@ class TraceTable:
             columns += [("frontier V", True, [count(r.frontier_vertices) for r in rows]),
                         ("frontier E", True, [count(r.frontier_edges) for r in rows]),
                         ("edges", True, [count(r.edges_processed) for r in rows]),
-                        ("ms", True, [_ms(r.seconds) for r in rows])]
+                        ("ms", True, [milliseconds(r.seconds) for r in rows])]
             columns = [c for c in columns if c[0] not in drop]
             total = sum(max(len(name), *(len(x) for x in cells)) for name, _, cells in columns)
             if total + self.GAP * (len(columns) - 1) <= width:
@@ -223,17 +223,19 @@ class TraceTable:
 
 
 def _compact(n: int) -> str:
-    """A count in at most 6 characters: 9,999 as it is, then 12.3k, 123k, 1.23M, ... (three significant digits)."""
+    """A count in at most 6 characters: 9,999 as it is, then three significant digits and a unit (12.3k, 123k, 1.23M,
+    3.00G)."""
     if n < 10_000:
         return f"{n:,}"
     for unit, scale in (("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15)):
         value = n / scale
-        if value < 999.5:
-            return f"{value:.3g}{unit}" if value < 100 else f"{value:.0f}{unit}"
+        if round(value) < 1000:
+            return f"{value:.2f}{unit}" if value < 9.995 else f"{value:.1f}{unit}" if value < 99.95 else \
+                f"{value:.0f}{unit}"
     return f"{n:.2e}"
 
 
-def _ms(seconds: float) -> str:
-    """Milliseconds with three significant decimals below 10 ms, two below a second, whole ones above."""
+def milliseconds(seconds: float) -> str:
+    """`seconds` as milliseconds for reading: three decimals below 10 ms, two below a second, whole ones above."""
     ms = seconds * 1e3
     return f"{ms:.3f}" if ms < 10 else f"{ms:.2f}" if ms < 1000 else f"{ms:,.0f}"
