@@ -27,7 +27,11 @@ def test_info_table(capsys):
 
 
 def test_info_json_real_graph(capsys):
+    """The file's ids with gaps are renumbered by default (load's renumber=None), kept with --no-renumber."""
     assert main(["info", "--json", str(real_graph("social/wiki-Vote.txt"))]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["num_vertices"], stats["num_edges"], stats["wcc"]) == (7_115, 103_689, 24)
+    assert main(["info", "--json", "--no-renumber", str(real_graph("social/wiki-Vote.txt"))]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert (stats["num_vertices"], stats["num_edges"], stats["wcc"]) == (8_298, 103_689, 1_207)
 
@@ -251,6 +255,16 @@ def test_run_output_uses_the_graph_labels(tmp_path):
     by_vertex = {r["vertex"]: (r["distance"], r["predecessor"]) for r in rows}
     assert by_vertex == {"10": ("2", "30"), "20": ("0", "-1"), "30": ("1", "20"), "40": ("-1", "-1"),
                          "50": ("-1", "-1")}
+    auto = tmp_path / "auto.csv"  # ids with gaps nothing declares are renumbered by default too, as gg.load does
+    assert main(["run", "bfs", str(graph_file), "--source", "20", "--no-cache", "--backend", "cpu", "--no-warmup",
+                 "-q", "-o", str(auto)]) == 0
+    assert auto.read_text() == out.read_text()
+    kept = tmp_path / "kept.csv"
+    assert main(["run", "bfs", str(graph_file), "--no-renumber", "--source", "20", "--no-cache", "--backend", "cpu",
+                 "--no-warmup", "-q", "-o", str(kept)]) == 0
+    rows = list(csv.DictReader(kept.open()))
+    assert [r["vertex"] for r in rows] == [str(i) for i in range(51)]
+    assert (rows[10]["distance"], rows[10]["predecessor"]) == ("2", "30")
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".npy"])

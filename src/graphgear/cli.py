@@ -51,7 +51,12 @@ def _add_graph_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", help="input format when the name does not tell (mtx, edgelist, dimacs, metis, npz)")
     parser.add_argument("--keep-self-loops", action="store_true", help="keep self-loops (dropped by default)")
     parser.add_argument("--keep-duplicates", action="store_true", help="keep duplicate edges (dropped by default)")
-    parser.add_argument("--renumber", action="store_true", help="renumber sparse vertex ids to 0..V-1")
+    ids = parser.add_mutually_exclusive_group()
+    ids.add_argument("--renumber", dest="renumber", action="store_const", const=True, default=None,
+                     help="renumber every file's vertex ids to 0..V-1, keeping them as labels (default: only an edge "
+                     "list whose ids leave gaps that nothing in the file declares)")
+    ids.add_argument("--no-renumber", dest="renumber", action="store_const", const=False,
+                     help="keep every file's vertex ids as they are (ids never used become isolated vertices)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the binary cache")
 
 
