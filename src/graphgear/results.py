@@ -11,17 +11,14 @@ A graph built from labels (strings, sparse ids, a NetworkX graph's nodes, a file
   labels (where there is no vertex, such as the source's predecessor, the value is missing: pandas' NA or None,
   pyarrow's null).
 
-| result             | to_dict reports                                  | vertex-valued arrays   |
-|--------------------|--------------------------------------------------|------------------------|
-| BFSResult          | distances of the vertices reached (NetworkX's     | predecessors           |
-|                    | single_source_shortest_path_length)              |                        |
-| SSSPResult         | distances of the vertices reached (NetworkX's     | predecessors           |
-|                    | single_source_dijkstra_path_length)              |                        |
-| PageRankResult     | ranks (nx.pagerank)                              |                        |
-| ComponentsResult   | labels: the component number 0..C-1 of each vertex | (none: a component's   |
-|                    | (numbers, not vertices)                          | number is not a vertex) |
-| BetweennessResult  | centrality (nx.betweenness_centrality)           |                        |
-| ColorResult        | colors, as labels                                | colors                 |
+| result            | to_dict reports                                                     | arrays of vertices |
+|-------------------|---------------------------------------------------------------------|--------------------|
+| BFSResult         | distances of the vertices reached (nx.single_source_shortest_path_length) | predecessors |
+| SSSPResult        | distances of the vertices reached (nx.single_source_dijkstra_path_length) | predecessors |
+| PageRankResult    | ranks (nx.pagerank)                                                 |                    |
+| ComponentsResult  | labels: component numbers 0..C-1, numbers and not vertices          |                    |
+| BetweennessResult | centrality (nx.betweenness_centrality)                              |                    |
+| ColorResult       | colors, as labels                                                   | colors             |
 
 On a graph without labels the labels are the indices: the exports report the arrays as they are (a missing
 predecessor stays -1). pandas and pyarrow are optional: without one, its export raises `MissingExtraError` naming what

@@ -18,7 +18,7 @@ from .emit import arcs, format_rows, header_lines
 from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_count, is_real, line_text,
                    require_csr, scan_message, split_fields, top_comments)
 
-__all__ = ["read_edgelist", "write_edgelist", "EdgeListRecords"]
+__all__ = ["EdgeListRecords", "read_edgelist", "write_edgelist"]
 
 _KONECT = re.compile(rb"[ \t\r]*%[ \t\r]*(sym|asym|bip)(?:[ \t\r].*)?")  # KONECT's format line (line 1)
 _KONECT_COUNTS = re.compile(rb"[ \t\r]*%[ \t\r]*([0-9]+)[ \t\r]+([0-9]+)[ \t\r]+([0-9]+)[ \t\r]*")  # line 2
