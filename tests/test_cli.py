@@ -265,6 +265,11 @@ def test_run_output_uses_the_graph_labels(tmp_path):
     rows = list(csv.DictReader(kept.open()))
     assert [r["vertex"] for r in rows] == [str(i) for i in range(51)]
     assert (rows[10]["distance"], rows[10]["predecessor"]) == ("2", "30")
+    colors = tmp_path / "color.csv"  # a colour is a vertex (the largest that reaches this one): its label too
+    assert main(["run", "color", str(graph_file), "--no-cache", "--backend", "cpu", "--no-warmup", "-q", "-o",
+                 str(colors)]) == 0
+    assert {r["vertex"]: r["color"] for r in csv.DictReader(colors.open())} == {"10": "30", "20": "30", "30": "30",
+                                                                              "40": "40", "50": "50"}
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".npy"])

@@ -368,16 +368,20 @@ def _same_file(path: str, first: str, second: str) -> None:
     raise FileError(path, f"{first} and {second} name the same file; give each its own")
 
 
+VERTEX_COLUMNS = ("predecessor", "color")  # columns whose values are vertices: written as labels
+
+
 def result_columns(algorithm: str, result: Any, graph: Any) -> dict[str, np.ndarray]:
     """The columns `graphgear run -o` writes: ``vertex`` (the graph's labels), then the algorithm's per-vertex arrays
-    (RESULT_COLUMNS). A predecessor is given by its label: with integer labels -1 where there is none (the source,
-    unreachable vertices), as in the result; with text labels None (an empty CSV field, a Parquet null, '' in .npy)."""
+    (RESULT_COLUMNS). A vertex-valued column (a predecessor, a colour: the largest vertex that reaches this one) holds
+    labels; with integer labels -1 where there is no vertex (the source's predecessor, an unreached vertex's), as in
+    the result, so the column stays integer; with text labels None (an empty CSV field, a Parquet null, '' in .npy)."""
     n = graph.num_vertices
     labels = np.asarray(graph.vertex_labels(np.arange(n)))
     columns = {"vertex": labels}
     for column, attribute in RESULT_COLUMNS[algorithm]:
         values = np.asarray(getattr(result, attribute))
-        if column == "predecessor" and graph.vertex_ids is not None:
+        if column in VERTEX_COLUMNS and graph.vertex_ids is not None:
             has = values >= 0
             if labels.dtype.kind in "iu":
                 mapped = np.full(n, -1, dtype=np.int64)
