@@ -284,6 +284,37 @@ def test_from_table_missing_column(make, kwargs, match):
         Graph.from_table(make(EDGES), **kwargs)
 
 
+@pytest.mark.parametrize("make", [pd.DataFrame, pa.table], ids=["pandas", "pyarrow"])
+@pytest.mark.parametrize(("source", "target"), [("src", "dst"), ("source", "target"), ("source", "destination")])
+def test_from_table_finds_the_usual_column_names(make, source, target):
+    """No column named: graphgear's src/dst, NetworkX's source/target, cuGraph's source/destination."""
+    table = make({source: EDGES["a"], target: EDGES["b"], "cost": EDGES["cost"]})
+    check_table_graph(Graph.from_table(table, weight="cost"))
+    assert Graph.from_table(table).weights is None
+
+
+def test_from_table_reads_networkx_edge_lists():
+    """Graph.from_table(nx.to_pandas_edgelist(G)) as written (it failed on the source/target names before)."""
+    G = nx.DiGraph()
+    G.add_weighted_edges_from([("x", "y", 0.5), ("y", "z", 2.0), ("z", "x", -3.0)])
+    g = Graph.from_table(nx.to_pandas_edgelist(G), weight="weight")
+    assert arcs(g, labels=True) == [("x", "y", 0.5), ("y", "z", 2.0), ("z", "x", -3.0)]
+
+
+def test_from_table_refuses_two_pairs_of_names():
+    table = pd.DataFrame({"src": [0], "dst": [1], "source": [1], "target": [0]})
+    with pytest.raises(GraphError, match="'src'/'dst' and 'source'/'target'.*name them with source= and target="):
+        Graph.from_table(table)
+    assert arcs(Graph.from_table(table, source="source", target="target")) == [(1, 0, None)]
+
+
+def test_from_networkx_refuses_multigraphs():
+    G = nx.MultiDiGraph([(0, 1), (0, 1)])
+    with pytest.raises(GraphError, match="MultiDiGraph has parallel edges"):
+        Graph.from_networkx(G)
+    assert Graph.from_networkx(nx.DiGraph(G)).num_edges == 1  # the conversion the message suggests
+
+
 def test_from_table_null_weight_is_an_error():
     table = pa.table({"src": [0, 1], "dst": [1, 2], "w": pa.array([1.0, None])})
     with pytest.raises(GraphError, match=r"weights\[1\] = nan"):
