@@ -642,31 +642,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("algorithm", choices=ALGORITHM_NAMES, metavar="ALGO", help=f"one of {', '.join(ALGORITHM_NAMES)}")
     run.add_argument("graph", metavar="GRAPH", help="a graph file or generator spec")
-    run.add_argument("--source", help="source vertex for bfs/sssp/bc (default: the vertex of largest out-degree; bc "
-                     "samples 8 sources without it)")
+    run.add_argument("--source", metavar="N", help="source vertex for bfs/sssp/bc, by its label (default: the vertex "
+                     "of largest out-degree; bc samples 8 sources without it)")
     run.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     run.add_argument("--strategy", default="auto", help="auto, static, adaptive, or a fixed strategy such as "
                      "'direction=pull,drive=topology' (fields: direction sync drive frontier balance group_size "
                      "supports dedup lookup hops)")
     params = run.add_argument_group("algorithm parameters (each refused with the algorithms that do not take it)")
-    params.add_argument("--alpha", type=_number(float, "a damping factor in (0, 1]", lambda x: 0 < x <= 1),
+    params.add_argument("--alpha", metavar="A", type=_number(float, "a damping factor in (0, 1]", lambda x: 0 < x <= 1),
                         help="pagerank: damping factor (default 0.85)")
-    params.add_argument("--tol", type=_number(float, "a positive, finite tolerance", lambda x: 0 < x < math.inf),
+    params.add_argument("--tol", metavar="T",
+                        type=_number(float, "a positive, finite tolerance", lambda x: 0 < x < math.inf),
                         help="pagerank: convergence tolerance, N*tol bounds the L1 change (default 1e-06)")
-    params.add_argument("--max-iter", type=_number(int, "a whole number >= 0", lambda x: x >= 0),
+    params.add_argument("--max-iter", metavar="N", type=_number(int, "a whole number >= 0", lambda x: x >= 0),
                         help="pagerank: most power iterations (default 100)")
-    params.add_argument("--k", type=_sources,
+    params.add_argument("--k", metavar="N|all", type=_sources,
                         help="bc: sampled sources, or 'all' for the exact computation (default 8 sampled)")
-    params.add_argument("--seed", type=_number(int, "a whole number", lambda x: True),
+    params.add_argument("--seed", metavar="S", type=_number(int, "a whole number", lambda x: True),
                         help="bc: seed of the source sample (default 0)")
     weights = params.add_mutually_exclusive_group()
     weights.add_argument("--weight", metavar="NAME", type=_weight_name,
                          help="sssp, pagerank, bc: use the edge weights (a graph file has one set of weights, which "
                          "any NAME means; default: sssp and pagerank use them, bc does not)")
     weights.add_argument("--unweighted", action="store_true", help="sssp, pagerank, bc: every edge counts 1")
-    params.add_argument("--depth-limit", type=_number(int, "a whole number >= 0", lambda x: x >= 0),
+    params.add_argument("--depth-limit", metavar="N", type=_number(int, "a whole number >= 0", lambda x: x >= 0),
                         help="bfs: stop after this many levels (vertices farther away count as unreached)")
-    params.add_argument("--cutoff", type=_number(float, "a distance >= 0", lambda x: x >= 0),
+    params.add_argument("--cutoff", metavar="D", type=_number(float, "a distance >= 0", lambda x: x >= 0),
                         help="sssp: leave vertices farther than this unreached")
     out = run.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help="write the per-vertex results: .csv, .parquet (needs "
@@ -677,7 +678,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "per iteration, the execution path of each, the switches with their reasons (needs matplotlib)")
     out.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (the files are written)")
     run.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported (default 1)")
-    run.add_argument("--no-warmup", dest="warmup", action="store_false", help="time the first run (includes JIT compilation)")
+    run.add_argument("--no-warmup", dest="warmup", action="store_false",
+                     help="time the first run (includes JIT compilation)")
     _add_graph_options(run)
     run.set_defaults(run=_cmd_run)
 
