@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import FileError, GraphgearError
+from .errors import FileError
+from .results import MissingExtraError  # one class for every missing optional dependency (results' exports too)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine.trace import Trace
@@ -58,11 +59,6 @@ _PATHS = ("sync-push-dd", "sync-pull-dd", "async-push-dd", "async-pull-dd", "syn
           "async-push-td", "async-pull-td")
 _LISTED_SWITCHES = 8  # switches numbered and explained under the trace picture; the rest are in --trace JSON
 _REASON_CHARS = 125  # characters per line of the reasons under the picture (9 inches at 8 points)
-
-
-class MissingExtraError(GraphgearError, ImportError):
-    """An optional dependency is not installed; the message names what needs it and the pip command that brings
-    it."""
 
 
 def optional_import(module: str, purpose: str, install: str) -> Any:
