@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 import graphgear as gg
 from graphgear.errors import GraphError
-from graphgear.graph.build import TABLE_COLUMNS, table_columns
+from graphgear.graph.build import TABLE_COLUMNS, gapless_or_renumbered, renumber_ids, table_columns
 from graphgear.graph.convert import as_graph
 from graphgear.graph.graph import Graph
 
@@ -194,6 +194,24 @@ def test_table_integer_ids(make):
     assert negative.vertex_ids.tolist() == [-1, 0, 1]
     huge = as_graph(make({"src": [10**12], "dst": [5]}))
     assert huge.vertex_ids.tolist() == [5, 10**12]
+
+
+@pytest.mark.parametrize("high", [50, 10**9], ids=["mask", "sort"])
+def test_gap_renumbering_matches_a_sort_and_leaves_the_columns_alone(high):
+    """Both ways of renumbering table ids (a mask over a small id range, a sort over a wide one) number the ids named
+    in increasing order, as renumber_ids does, and never write the user's arrays."""
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, high, 40), rng.integers(0, high, 40)
+    kept = src.copy(), dst.copy()
+    s, d, labels = gapless_or_renumbered(src, dst)
+    want_s, want_d, want_labels = renumber_ids(src, dst)
+    np.testing.assert_array_equal(labels, want_labels)
+    np.testing.assert_array_equal(s, want_s)
+    np.testing.assert_array_equal(d, want_d)
+    np.testing.assert_array_equal(src, kept[0])
+    np.testing.assert_array_equal(dst, kept[1])
+    dense = np.arange(10)
+    assert gapless_or_renumbered(dense, dense[::-1])[2] is None
 
 
 def test_pyarrow_chunked_columns():

@@ -455,17 +455,23 @@ def from_table(
                           **options)
 
 
-def has_id_gaps(src: np.ndarray, dst: np.ndarray) -> bool:
-    """Whether integer ids ``src``/``dst`` leave a value of 0..max unnamed (or hold a negative one): building them as
-    ids 0..max would make vertices no record names. O(records) and no sort: at most ``2 * records`` ids are distinct,
-    so a larger max has gaps, and a smaller one is checked with `named_ids`' mask of max + 1 bytes."""
+def gapless_or_renumbered(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(src, dst, labels) of integer ids: as they are with labels None when they are exactly 0..max, else renumbered
+    to 0..V-1 over the ids named (in increasing order) with labels[i] = the id, so that building them makes no vertex
+    that no record names. O(records) with a mask of max + 1 bytes when max < 2 * records (at most that many ids are
+    distinct, so a larger max always has gaps); by a sort (`renumber_ids`) for a wider or negative range. The arrays
+    given are never written."""
     m = src.shape[0]
     if m == 0:
-        return False
+        return src, dst, None
     low, top = min(int(src.min()), int(dst.min())), max(int(src.max()), int(dst.max()))
     if low < 0 or top + 1 > 2 * m:
-        return True
-    return not named_ids(src, dst, top + 1).all()
+        return renumber_ids(src, dst)
+    named = named_ids(src, dst, top + 1)
+    if named.all():
+        return src, dst, None
+    s, d = src.astype(np.int64), dst.astype(np.int64)  # copies: compact_ids renumbers in place
+    return s, d, compact_ids(s, d, named)
 
 
 def named_ids(src: np.ndarray, dst: np.ndarray, num_ids: int) -> np.ndarray:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GraphError
-from .build import has_id_gaps, table_column, table_column_names, table_columns
+from .build import gapless_or_renumbered, table_column, table_column_names, table_columns
 from .graph import Graph, described
 
 __all__ = ["as_graph"]
@@ -86,8 +86,13 @@ def _from_table(table: Any, weight: str | None) -> Graph:
     columns = table_column_names(table)
     source, target = table_columns(columns)
     src, dst = table_column(table, source), table_column(table, target)
-    renumber = None  # Graph.from_edges' rule: numbers are ids, anything else labels
-    if src.dtype.kind in "iu" and dst.dtype.kind in "iu":
-        renumber = bool(has_id_gaps(src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False)))
     weights = table_column(table, weight) if weight is not None and weight in columns else None
-    return Graph.from_edges(src, dst, weights, directed=True, renumber=renumber)
+    if src.dtype.kind not in "iu" or dst.dtype.kind not in "iu":  # labels (strings, ...): Graph.from_edges' rule
+        return Graph.from_edges(src, dst, weights, directed=True)
+    if any(ids.dtype == np.uint64 and ids.size and ids.max() >= 2**63 for ids in (src, dst)):
+        return Graph.from_edges(src, dst, weights, directed=True, renumber=True)  # past int64: labels like any other
+    src, dst, labels = gapless_or_renumbered(src, dst)
+    g = Graph.from_edges(src, dst, weights, num_vertices=None if labels is None else labels.size, directed=True,
+                         renumber=False)
+    g.vertex_ids = labels
+    return g
