@@ -50,8 +50,8 @@ from .output import check_writable, describe_mode, write_atomically
 from .source import os_error, read_head, read_text
 from .text import HINT_BYTES, Records
 
-__all__ = ["load", "save", "detect_format", "read_records", "renumbers", "cache_dir", "load_npz", "FORMATS",
-           "EXTENSIONS", "CACHE_VERSION"]
+__all__ = ["load", "save", "detect_format", "read_records", "named_when_renumbered", "cache_dir", "load_npz",
+           "FORMATS", "EXTENSIONS", "CACHE_VERSION"]
 
 FORMATS = ("mtx", "edgelist", "dimacs", "metis", "npz")
 EXTENSIONS = {
@@ -97,7 +97,7 @@ def load(
     file loaded undirected merges u->v and v->u). ``self_loops``/``duplicates`` are the build policies of
     `Graph.from_edges`. ``renumber`` maps the ids a file names to 0..V-1 and keeps the file's ids as labels in
     ``vertex_ids`` (results are reported in them): None (the default) does so for an edge list whose ids have gaps
-    its header does not declare (`renumbers`), True for every file, False for none. ``cache=None`` caches
+    its header does not declare (`named_when_renumbered`), True for every file, False for none. ``cache=None`` caches
     files of 16 MiB and more; True/False forces it. A malformed file raises GraphFormatError naming the file, line and
     text; a path that cannot be read raises FileError; a graph that would not fit in memory HostMemoryError.
     """
@@ -174,23 +174,26 @@ def _check_options(directed: Any, format: Any, self_loops: Any, duplicates: Any,
             raise GraphError(f"{name} must be 'drop' or 'keep', got {value!r}")
 
 
-def renumbers(fmt: str, records: Records, renumber: bool | None = None) -> bool:
-    """Whether `load` renumbers a file's vertices (docs/formats.md, "Vertex ids and renumbering"): as asked by True or
-    False; by default (None), an edge list whose ids leave a value below the largest unnamed by any edge, unless its
-    header declares the vertex count (a ``Nodes:`` count above every id, KONECT's counts line). Matrix Market, DIMACS
-    and METIS headers always declare theirs (``rows``, ``p sp N M``, ``n m``): isolated vertices there are real."""
-    if renumber is not None:
-        return bool(renumber)
-    if not isinstance(records, EdgeListRecords) or records.declared or records.src.size == 0:
-        return False
-    return not named_ids(records.src, records.dst, records.num_vertices).all()
+def named_when_renumbered(records: Records, renumber: bool | None = None) -> np.ndarray | None:
+    """The mask of the ids a file's edges name (`build.named_ids`) when `load` renumbers its vertices to them, else
+    None (docs/formats.md, "Vertex ids and renumbering"): as asked by True or False; by default (None), for an edge
+    list whose ids leave a value below the largest unnamed by any edge, unless its header declares the vertex count
+    (a ``Nodes:`` count above every id, KONECT's counts line). Matrix Market, DIMACS and METIS headers always declare
+    theirs (``rows``, ``p sp N M``, ``n m``): isolated vertices there are real."""
+    if renumber is False:
+        return None
+    if renumber is None and (not isinstance(records, EdgeListRecords) or records.declared):
+        return None
+    named = named_ids(records.src, records.dst, records.num_vertices)
+    return named if renumber or not named.all() else None
 
 
 def _build(path: Path, fmt: str, records: Records, directed: bool, options: dict[str, Any]) -> Graph:
     labels = None
     src, dst, n = records.src, records.dst, records.num_vertices
-    if renumbers(fmt, records, options["renumber"]):  # records are ours: renumbered in place, labels = ids as written
-        labels = compact_ids(src, dst, named_ids(src, dst, n))
+    named = named_when_renumbered(records, options["renumber"])
+    if named is not None:  # the records are ours: renumbered in place; the labels are the ids as written
+        labels = compact_ids(src, dst, named)
         n = labels.size
         labels += records.base if isinstance(records, EdgeListRecords) else int(fmt in _ONE_BASED)
     g = Graph.from_edges(
