@@ -212,7 +212,8 @@ def _distribution(graph: Graph, given: Any, name: str) -> np.ndarray | None:
                 raise GraphError(f"{name}[{key!r}] = {shown(value)} is not a number")
         raw = np.asarray(values, dtype=np.float64)
         try:
-            index = np.atleast_1d(graph.vertex_index(np.asarray(keys) if keys else np.empty(0, np.int64)))
+            # the keys as a list: an array of tuple labels ((0, 1), a grid's) would be 2-D
+            index = np.atleast_1d(graph.vertex_index(keys if keys else np.empty(0, np.int64)))
         except GraphError:
             bad = [k for k in keys if not _is_vertex(graph, k)]
             raise GraphError(f"{name} key {shown(bad[0] if bad else keys)} is not a vertex of the graph") from None

@@ -390,7 +390,7 @@ def sssp(graph: Any, source: Any, *, weight: str | None = "weight", cutoff: floa
     check_strategy(strategy)
     if weight is None or not graph.weighted:
         depth = {} if limit is None else {"depth_limit": math.floor(limit)}  # BFS stops at the last level within
-        hops = bfs(graph, s, backend=backend, strategy=strategy, layout=layout, **depth)
+        hops = bfs(graph, source, backend=backend, strategy=strategy, layout=layout, **depth)  # the user's label
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)
         pred = hops.predecessors
         if limit is not None:  # the contract does not rest on the level count's convention
