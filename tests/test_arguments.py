@@ -4,7 +4,9 @@ One parametrised case per (function, bad argument): the call raises a `Graphgear
 vertices and parameter values, StrategyError for strategies, BackendError for backends) whose message shows the value
 (its repr; a string's text), never a bare TypeError / ValueError / AttributeError / KeyError / IndexError from deep
 inside. A sweep of junk values over every argument checks the second part more widely: each call either runs or raises
-a graphgear error.
+a graphgear error. pagerank and betweenness_centrality take NetworkX's positional order (pagerank: alpha,
+personalization, max_iter, tol, nstart, weight, dangling; betweenness_centrality: k, normalized, weight, endpoints,
+seed), so their positional cases are given in it.
 """
 
 from __future__ import annotations
@@ -90,6 +92,27 @@ for fn_name, bad in (("sssp", "dijkstra"), ("pagerank", "jacobi"), ("cc", "bfs")
         case(GraphError, value, lambda fn=ALL[fn_name], value=value: fn(backend="cpu", method=value),
              f"{fn_name}-method-{value!r}")
 
+# ------------------------------------------------------------------------------------------------ bfs's depth_limit
+for value in (-1, 1.5, "2", True, [1], NAN, OBJ):
+    case(GraphError, value, lambda value=value: gg.bfs(G, 0, depth_limit=value, backend="cpu"),
+         f"bfs-depth_limit-{value!r}")
+
+# ------------------------------------------------------------------------------------------------ weight (name or None)
+for fn_name in ("sssp", "sssp-unweighted", "pagerank", "bc"):
+    for value in (3, True, 1.5, ["weight"], b"weight", OBJ, np.float32(1)):
+        case(GraphError, value, lambda fn=ALL[fn_name], value=value: fn(backend="cpu", weight=value),
+             f"{fn_name}-weight-{value!r}")
+case(GraphError, 3, lambda: gg.pagerank(W, 0.85, None, 100, 1e-6, None, 3, backend="cpu"), "pagerank-weight-positional")
+case(GraphError, [1], lambda: gg.betweenness_centrality(W, None, True, [1], backend="cpu"), "bc-weight-positional")
+
+# ------------------------------------------------------------------------------------------------ sssp's cutoff
+for fn_name, graph in (("sssp", W), ("sssp-unweighted", G)):
+    for value in (-1, -0.5, -1e-300, NAN, -INF, "3", True, np.True_, [3.0], 1j, OBJ):
+        for method in ("delta_stepping", "bellman_ford"):
+            case(GraphError, value, lambda graph=graph, value=value, method=method: gg.sssp(
+                graph, 0, cutoff=value, method=method, backend="cpu"), f"{fn_name}-{method}-cutoff-{value!r}")
+case(GraphError, -1, lambda: gg.sssp(W, 0, weight=None, cutoff=-1, backend="cpu"), "sssp-hops-cutoff--1")
+
 # ------------------------------------------------------------------------------------------------ sssp's delta
 for value in (0, -1.0, NAN, -INF, "big", True, [1.0], 1j, 1e-15, 1e-13):
     case(GraphError, value, lambda value=value: gg.sssp(W, 0, delta=value, backend="cpu"), f"sssp-delta-{value!r}")
@@ -103,6 +126,15 @@ for value in (-1e-6, NAN, 0.0, INF, "1e-6", None, True):
 for value in (-1, 1.5, "10", None, True):
     case(GraphError, value, lambda value=value: gg.pagerank(G, max_iter=value, backend="cpu"),
          f"pagerank-max_iter-{value!r}")
+# positional, in networkx.pagerank's order: graph, alpha, personalization, max_iter, tol, nstart, weight, dangling
+case(GraphError, 1.5, lambda: gg.pagerank(G, 1.5, backend="cpu"), "pagerank-positional-alpha")
+case(GraphError, 99, lambda: gg.pagerank(G, 0.85, {99: 1.0}, backend="cpu"), "pagerank-positional-personalization")
+case(GraphError, "10", lambda: gg.pagerank(G, 0.85, None, "10", backend="cpu"), "pagerank-positional-max_iter")
+case(GraphError, -1e-6, lambda: gg.pagerank(G, 0.85, None, 100, -1e-6, backend="cpu"), "pagerank-positional-tol")
+case(GraphError, "a", lambda: gg.pagerank(G, 0.85, None, 100, 1e-6, {"a": 1.0}, backend="cpu"),
+     "pagerank-positional-nstart")
+case(GraphError, -1.0, lambda: gg.pagerank(G, 0.85, None, 100, 1e-6, None, "weight", {0: -1.0}, backend="cpu"),
+     "pagerank-positional-dangling")
 for arg in ("personalization", "nstart", "dangling"):
     for given, value in (({99: 1.0}, 99), ({0: -1.0}, -1.0), ({0: NAN}, NAN), ({0: 0.0}, {0: 0.0}), ({0: "x"}, "x"),
                          ({0: None}, None), ({"a": 1.0}, "a"), (np.full(9, -1.0), -1.0), (np.full(9, NAN), NAN),
@@ -127,6 +159,12 @@ for given, value in (([9], 9), ([-1], -1), ([], []), (["a"], "a"), ([1.5], 1.5),
                      ([[0]], [0]), ([None], None)):
     case(GraphError, value, lambda given=given: gg.betweenness_centrality(G, sources=given, backend="cpu"),
          f"bc-sources-{given!r}")
+# positional, in networkx.betweenness_centrality's order: graph, k, normalized, weight, endpoints, seed
+case(GraphError, 10, lambda: gg.betweenness_centrality(G, 10, backend="cpu"), "bc-positional-k")
+case(GraphError, "yes", lambda: gg.betweenness_centrality(G, None, "yes", backend="cpu"), "bc-positional-normalized")
+case(GraphError, 1, lambda: gg.betweenness_centrality(G, None, True, None, 1, backend="cpu"), "bc-positional-endpoints")
+case(GraphError, "x", lambda: gg.betweenness_centrality(G, 2, True, None, False, "x", backend="cpu"),
+     "bc-positional-seed")
 case(GraphError, "zz", lambda: gg.betweenness_centrality(L, sources=["zz"], backend="cpu"), "bc-label-sources-zz")
 case(GraphError, [0], lambda: gg.betweenness_centrality(G, k=2, sources=[0], backend="cpu"), "bc-k-and-sources")
 
@@ -214,7 +252,7 @@ for call, value, name in (
     (lambda: Graph.from_networkx(BAD_NX), "heavy", "weight-value"),
     (lambda: Graph.from_table(3), 3, "not-a-table"),
     (lambda: Graph.from_table({"src": [0], "dst": [1]}), {"src": [0], "dst": [1]}, "dict"),
-    (lambda: Graph.from_table(EDGES, source=None), None, "source"),
+    (lambda: Graph.from_table(EDGES, source="nope"), "nope", "source"),
     (lambda: Graph.from_table(EDGES, source=["src"]), ["src"], "source-list"),
     (lambda: Graph.from_table(EDGES, weight="nope"), "nope", "weight"),
     (lambda: Graph.from_table(EDGES, directed="yes"), "yes", "directed"),
@@ -248,16 +286,21 @@ def test_bad_argument_raises_a_graphgear_error_that_shows_the_value(error, value
 JUNK = [None, 3, -1, 1.5, NAN, True, "x", "", [0, 1], [], {}, {0: 1.0}, (0,), OBJ, 1j, np.zeros(2)]
 SIGNATURES = {
     "bfs": (lambda **kw: gg.bfs(kw.pop("graph", G), kw.pop("source", 0), **kw),
-            ("graph", "source", "backend", "strategy", "layout")),
+            ("graph", "source", "depth_limit", "backend", "strategy", "layout")),
     "sssp": (lambda **kw: gg.sssp(kw.pop("graph", W), kw.pop("source", 0), **kw),
-             ("graph", "source", "method", "delta", "backend", "strategy", "layout")),
+             ("graph", "source", "weight", "cutoff", "method", "delta", "backend", "strategy", "layout")),
+    "sssp-unweighted": (lambda **kw: gg.sssp(kw.pop("graph", G), kw.pop("source", 0), **kw),
+                        ("weight", "cutoff")),
     "pagerank": (lambda **kw: gg.pagerank(kw.pop("graph", G), **kw),
-                 ("graph", "alpha", "tol", "max_iter", "personalization", "nstart", "dangling", "method", "backend",
-                  "strategy", "layout")),
+                 ("graph", "alpha", "personalization", "max_iter", "tol", "nstart", "weight", "dangling", "method",
+                  "backend", "strategy", "layout")),
+    "pagerank-weighted": (lambda **kw: gg.pagerank(kw.pop("graph", W), **kw), ("weight",)),
     "cc": (lambda **kw: gg.connected_components(kw.pop("graph", G), **kw), ("graph", "method", "backend", "strategy")),
     "scc": (lambda **kw: gg.strongly_connected_components(kw.pop("graph", G), **kw), ("graph", "backend", "strategy")),
     "bc": (lambda **kw: gg.betweenness_centrality(kw.pop("graph", G), **kw),
-           ("graph", "k", "normalized", "endpoints", "seed", "sources", "backend", "strategy")),
+           ("graph", "k", "normalized", "weight", "endpoints", "seed", "sources", "backend", "strategy")),
+    "bc-weighted": (lambda **kw: gg.betweenness_centrality(kw.pop("graph", W), **kw),
+                    ("k", "normalized", "weight", "endpoints", "seed", "sources")),
     "color": (lambda **kw: gg.color_propagation(kw.pop("graph", G), **kw), ("graph", "backend", "strategy")),
     "from_edges": (lambda **kw: Graph.from_edges(kw.pop("src", [0, 1]), kw.pop("dst", [1, 2]), **kw),
                    ("src", "dst", "weights", "num_vertices", "directed", "self_loops", "duplicates", "renumber",
@@ -284,7 +327,8 @@ def test_junk_arguments_run_or_raise_a_graphgear_error(function):
             if argument in ("graph",) and isinstance(value, str) and value:
                 continue  # a string graph is a path or a spec: gg.load's own errors, tested in test_io
             try:
-                call(**{argument: value}, **({"backend": "cpu"} if function in ALL and argument != "backend" else {}))
+                cpu = function in ALL or function.split("-")[0] in ALL
+                call(**{argument: value}, **({"backend": "cpu"} if cpu and argument != "backend" else {}))
             except GraphgearError as exc:
                 assert type(exc) not in BARE
             except Exception as exc:  # pragma: no cover - the failure this test exists to report
@@ -305,6 +349,13 @@ def test_valid_calls_still_run():
     assert abs(r.ranks.sum() - 1) < 1e-9
     assert gg.betweenness_centrality(G, k=np.int64(3), seed=random.Random(1), normalized=np.True_, backend="cpu")
     assert gg.betweenness_centrality(G, sources=4, backend="cpu").centrality.shape == (9,)
+    assert gg.betweenness_centrality(W, np.int64(3), np.True_, "weight", np.False_, 1, backend="cpu")
+    assert gg.sssp(W, 0, cutoff=np.float32(300), backend="cpu").distances[0] == 0
+    assert gg.sssp(W, 0, cutoff=np.int64(0), weight=None, backend="cpu").distances.tolist() == [0] + [np.inf] * 8
+    assert gg.sssp(W, 0, cutoff=np.inf, weight="length", backend="cpu").distances.max() < np.inf
+    assert gg.bfs(G, 0, depth_limit=np.int64(1), backend="cpu").distances.max() == 1
+    r = gg.pagerank(W, np.float64(0.85), None, np.int64(100), np.float32(1e-6), None, None, backend="cpu")
+    assert abs(r.ranks.sum() - 1) < 1e-9
     assert Strategy.parse("") == Strategy() and Strategy(group_size=np.int64(4), balance="vertex_group").group_size == 4
     grid = Graph.from_networkx(nx.grid_2d_graph(2, 2))
     assert grid.vertex_index((1, 1)) == 3 and gg.bfs(grid, (0, 0), backend="cpu").distances.tolist() == [0, 1, 1, 2]

@@ -1,8 +1,14 @@
 """Betweenness centrality: against networkx (exact, k sampled with a seed, given sources) on random graphs, against
-networkx and an independent level-synchronous reference on real graphs, every CPU path, and the argument errors."""
+networkx and an independent level-synchronous reference on real graphs, every CPU path, and the argument errors.
+Weighted (weight="weight"): against networkx's Dijkstra-based Brandes to 1e-9 relative on the weighted karate club and
+on random graphs with integer weights (many ties) and float32 weights, directed and undirected, parallel arcs and
+self-loops included (networkx's MultiDiGraph takes a parallel pair's smallest weight, as graphgear does); against a
+brute-force count of simple shortest paths where zero weights make ties between vertices at one distance (networkx's
+count there depends on its heap order); the GPU against the CPU (marked gpu)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import networkx as nx
@@ -19,6 +25,8 @@ from networkx.algorithms.centrality.betweenness import (
 )
 
 import graphgear as gg
+from graphgear.algorithms.betweenness_weighted import dag_view
+from graphgear.engine.strategy import Strategy
 from graphgear.errors import GraphError
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -36,7 +44,7 @@ def close(actual: np.ndarray, expected: np.ndarray) -> None:
 @st.composite
 def graphs(draw, max_vertices: int = 18):
     """Random graphs, empty to dense-ish: directed or not, isolated vertices, self-loops and parallel arcs kept or
-    dropped by the build, optional weights (ignored: BC is unweighted)."""
+    dropped by the build, optional weights (ignored under the default weight=None)."""
     n = draw(st.integers(0, max_vertices))
     m = draw(st.integers(0, 3 * n)) if n else 0
     ids = st.integers(0, max(n - 1, 0))
@@ -263,3 +271,230 @@ def test_bad_arguments():
         gg.betweenness_centrality(gg.Graph.from_edges([], [], num_vertices=0), sources=[0], backend="cpu")
     empty = gg.Graph.from_edges([], [], num_vertices=0)
     assert gg.betweenness_centrality(empty, k=0, backend="cpu").centrality.size == 0  # k == V: exact
+
+
+
+# ------------------------------------------------------------------------------------------------ weighted
+def close9(actual: np.ndarray, expected: np.ndarray) -> None:
+    """1e-9 relative: the same shortest-path DAG and counts, the sums added in another order."""
+    np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def nx_weighted(g: gg.Graph) -> nx.MultiDiGraph | nx.MultiGraph:
+    """The stored arcs as a networkx multigraph with their float32 weights (exact in float64): networkx's weight rule
+    for a multigraph is the smallest weight of a parallel pair, which is graphgear's rule too."""
+    G = nx.MultiDiGraph() if g.directed else nx.MultiGraph()
+    labels = g.vertex_labels(np.arange(g.num_vertices)).tolist()
+    G.add_nodes_from(labels)
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    G.add_weighted_edges_from(zip([labels[i] for i in rows.tolist()], [labels[i] for i in g.indices.tolist()],
+                                  g.weights.astype(np.float64).tolist()))
+    return G
+
+
+@st.composite
+def weighted_graphs(draw, max_vertices: int = 18, integers: bool | None = None):
+    """Random weighted graphs: integer weights 1..4 (many equal path sums) or float32 numbers in [1/64, 10] (ties
+    where float64 sums meet exactly), directed or not, self-loops and parallel arcs kept or dropped."""
+    n = draw(st.integers(1, max_vertices))
+    m = draw(st.integers(0, 3 * n))
+    ids = st.integers(0, n - 1)
+    src = draw(st.lists(ids, min_size=m, max_size=m))
+    dst = draw(st.lists(ids, min_size=m, max_size=m))
+    if integers if integers is not None else draw(st.booleans()):
+        weights = draw(st.lists(st.integers(1, 4), min_size=m, max_size=m))
+    else:
+        weights = draw(st.lists(st.floats(0.015625, 10, width=32), min_size=m, max_size=m))
+    return gg.Graph.from_edges(
+        np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(weights, dtype=np.float64),
+        num_vertices=n, directed=draw(st.booleans()), self_loops=draw(st.sampled_from(["drop", "keep"])),
+        duplicates=draw(st.sampled_from(["drop", "keep"])),
+    )
+
+
+def brute_force(g: gg.Graph) -> np.ndarray:
+    """Raw BC by enumeration (small graphs): for every pair s != t, the simple paths whose weight, summed arc by arc
+    from s in float64, is the smallest; v's share is the fraction of them that pass through it. Parallel arcs count
+    once, at their smallest weight."""
+    src, dst, w = (np.repeat(np.arange(g.num_vertices), g.out_degree()), g.indices, g.weights.astype(np.float64))
+    weight: dict = {}
+    for a, b, c in zip(src.tolist(), dst.tolist(), w.tolist()):
+        if a != b:
+            weight[(a, b)] = min(c, weight.get((a, b), np.inf))
+    G = nx.DiGraph(list(weight))
+    G.add_nodes_from(range(g.num_vertices))
+    bc = np.zeros(g.num_vertices)
+    for s, t in itertools.permutations(range(g.num_vertices), 2):
+        lengths = []
+        for path in nx.all_simple_paths(G, s, t):
+            total = 0.0
+            for a, b in itertools.pairwise(path):
+                total += weight[(a, b)]
+            lengths.append((total, path))
+        if not lengths:
+            continue
+        best = min(total for total, _ in lengths)
+        shortest = [path for total, path in lengths if total == best]
+        for path in shortest:
+            for v in path[1:-1]:
+                bc[v] += 1.0 / len(shortest)
+    return bc if g.directed else bc / 2
+
+
+def test_weighted_karate_club_matches_networkx():
+    """nx.karate_club_graph() carries a 'weight' attribute: weighted BC is 0.21 away from the unweighted one, and
+    graphgear's matches networkx's weighted BC (a Graph converted with its labels, every normalisation)."""
+    G = nx.karate_club_graph()
+    g = gg.Graph.from_networkx(G)
+    for normalized, endpoints in itertools.product((True, False), repeat=2):
+        r = gg.betweenness_centrality(g, normalized=normalized, weight="weight", endpoints=endpoints, backend="cpu")
+        ref = nx.betweenness_centrality(G, normalized=normalized, weight="weight", endpoints=endpoints)
+        close9(r.centrality, as_array(g, ref))
+    hops = gg.betweenness_centrality(g, backend="cpu").centrality  # weight=None, the default: hops
+    close(hops, as_array(g, nx.betweenness_centrality(G)))
+    assert np.abs(hops - as_array(g, nx.betweenness_centrality(G, weight="weight"))).max() > 0.2
+    phases = {row.phase for row in r.trace}
+    assert {"forward", "paths", "backward"} <= phases
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(g=weighted_graphs(), normalized=st.booleans(), endpoints=st.booleans())
+def test_weighted_matches_networkx(g, normalized, endpoints):
+    r = gg.betweenness_centrality(g, normalized=normalized, weight="weight", endpoints=endpoints, backend="cpu")
+    ref = nx.betweenness_centrality(nx_weighted(g), normalized=normalized, weight="weight", endpoints=endpoints)
+    close9(r.centrality, as_array(g, ref))
+    assert r.graph is g
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(g=weighted_graphs(integers=True), normalized=st.booleans(), endpoints=st.booleans(), data=st.data())
+def test_weighted_k_sampled_sources_match_networkx(g, normalized, endpoints, data):
+    k = data.draw(st.integers(1, g.num_vertices), label="k")
+    seed = data.draw(st.integers(0, 2**32), label="seed")
+    r = gg.betweenness_centrality(g, k, normalized, "weight", endpoints, seed, backend="cpu")  # networkx's order
+    ref = nx.betweenness_centrality(nx_weighted(g), k, normalized, "weight", endpoints, seed)
+    close9(r.centrality, as_array(g, ref))
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(g=weighted_graphs(), normalized=st.booleans(), data=st.data())
+def test_weighted_given_sources_match_networkx_subset(g, normalized, data):
+    sources = data.draw(st.lists(st.integers(0, g.num_vertices - 1), min_size=1, max_size=3, unique=True),
+                        label="sources")
+    r = gg.betweenness_centrality(g, normalized=normalized, weight="weight", sources=sources, backend="cpu")
+    G = nx_weighted(g)
+    ref = nx.betweenness_centrality_subset(G, sources, list(G), normalized=normalized, weight="weight")
+    close9(r.centrality, as_array(g, ref))
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(g=weighted_graphs(integers=True), path=st.sampled_from(CPU_PATHS), endpoints=st.booleans())
+def test_weighted_every_path(g, path, endpoints):
+    """A fixed Strategy runs the distances on that path (host near-far) and PathCounting with its fields."""
+    r = gg.betweenness_centrality(g, weight="weight", endpoints=endpoints, backend="cpu", strategy=path)
+    close9(r.centrality, as_array(g, nx.betweenness_centrality(nx_weighted(g), weight="weight", endpoints=endpoints)))
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(g=weighted_graphs(max_vertices=7))
+def test_weighted_matches_brute_force_count_of_simple_shortest_paths(g):
+    r = gg.betweenness_centrality(g, normalized=False, weight="weight", backend="cpu")
+    close9(r.centrality, brute_force(g))
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(data=st.data())
+def test_zero_weights_without_a_zero_length_cycle_count_every_shortest_path(data):
+    """Zero weights only on arcs from a smaller id to a larger one (no cycle of zero length): vertices at one distance
+    joined by tight arcs; the counts are the simple shortest paths, whatever order the vertices are found in."""
+    n = data.draw(st.integers(2, 7), label="n")
+    m = data.draw(st.integers(1, 14), label="m")
+    src = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m), label="src")
+    dst = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m), label="dst")
+    weights = [data.draw(st.integers(0 if a < b else 1, 3), label="w") for a, b in zip(src, dst)]
+    g = gg.Graph.from_edges(src, dst, weights, num_vertices=n)
+    close9(gg.betweenness_centrality(g, normalized=False, weight="weight", backend="cpu").centrality, brute_force(g))
+
+
+def test_zero_length_cycle_raises():
+    g = gg.Graph.from_edges(["s", "s", "a", "b", "a", "b"], ["a", "b", "b", "a", "t", "t"], [1, 1, 0, 0, 1, 1])
+    with pytest.raises(GraphError, match="cycle of zero length"):
+        gg.betweenness_centrality(g, weight="weight", backend="cpu")
+    # unweighted (weight=None) it is an ordinary graph; and a zero-weight self-loop is no path at all
+    gg.betweenness_centrality(g, backend="cpu")
+    loop = gg.Graph.from_edges([0, 1, 1], [1, 1, 2], [1, 0, 1], self_loops="keep")
+    np.testing.assert_allclose(gg.betweenness_centrality(loop, normalized=False, weight="weight",
+                                                         backend="cpu").centrality, [0, 1, 0])
+
+
+def test_weight_none_or_unweighted_graph_counts_hops():
+    w = gg.Graph.from_edges([0, 0, 1, 2], [1, 2, 3, 3], [1, 5, 1, 1])  # weighted: only 0-1-3 is shortest
+    np.testing.assert_allclose(gg.betweenness_centrality(w, normalized=False, weight="weight",
+                                                         backend="cpu").centrality, [0, 1, 0, 0])
+    np.testing.assert_allclose(gg.betweenness_centrality(w, normalized=False, backend="cpu").centrality,
+                               [0, 0.5, 0.5, 0])
+    u = gg.Graph.from_edges([0, 0, 1, 2], [1, 2, 3, 3])  # no weights: any name counts hops, as in networkx
+    np.testing.assert_allclose(gg.betweenness_centrality(u, normalized=False, weight="length",
+                                                         backend="cpu").centrality, [0, 0.5, 0.5, 0])
+
+
+def test_weighted_negative_weight_and_dag_view():
+    with pytest.raises(GraphError, match="non-negative"):
+        gg.betweenness_centrality(gg.Graph.from_edges([0, 1], [1, 2], [1.0, -1.0]), weight="weight", backend="cpu")
+    multi = gg.Graph.from_edges([0, 0, 0, 1, 1], [1, 1, 0, 2, 2], [3, 2, 1, 5, 4], duplicates="keep",
+                                self_loops="keep")
+    view = dag_view(multi)
+    assert view.offsets.tolist() == [0, 1, 2, 2] and view.indices.tolist() == [1, 2]
+    assert view.weights.tolist() == [2, 4] and dag_view(multi) is view
+    simple = gg.Graph.from_edges([0, 1], [1, 2], [1, 1])
+    assert dag_view(simple) is simple
+
+
+def test_weighted_real_road_graph_against_networkx():
+    """The malta road network (positive lengths: its zero-length arcs lengthened to 1, since a zero-length undirected
+    edge is a cycle of zero length) with 8 sampled sources, against networkx."""
+    g = gg.load(real_graph("road/malta_osm.gr.gz"))
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    up = rows < g.indices
+    g = gg.Graph.from_edges(rows[up], g.indices[up], np.maximum(g.weights[up], 1), num_vertices=g.num_vertices,
+                            directed=False)
+    r = gg.betweenness_centrality(g, k=8, seed=2, weight="weight", backend="cpu")
+    close9(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=8, seed=2, weight="weight")))
+
+
+# ------------------------------------------------------------------------------------------------ weighted, GPU
+GPU_WEIGHTED = ["kron:10:w", "rmat:10:8:w", "grid:30:30:0.8:w", "er:2000:6:w", "rgg:10:w"]
+GPU_STRATEGIES = ["auto", Strategy(balance="twc"), Strategy(balance="merge_path"),
+                  Strategy(balance="vertex_group", group_size=32), Strategy(direction="pull", frontier="bitmap"),
+                  Strategy(sync="async")]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", GPU_WEIGHTED)
+def test_gpu_weighted_sampled_matches_cpu(spec):
+    g = gg.load(spec)
+    cpu = gg.betweenness_centrality(g, k=16, seed=4, weight="weight", backend="cpu")
+    gpu = gg.betweenness_centrality(g, k=16, seed=4, weight="weight", backend="cuda")
+    assert gpu.trace.backend == "cuda"
+    close9(gpu.centrality, cpu.centrality)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("strategy", GPU_STRATEGIES, ids=str)
+def test_gpu_weighted_strategies_match_networkx(strategy):
+    G = nx.karate_club_graph()
+    g = gg.Graph.from_networkx(G)
+    r = gg.betweenness_centrality(g, weight="weight", backend="cuda", strategy=strategy)
+    close9(r.centrality, as_array(g, nx.betweenness_centrality(G, weight="weight")))
+    g = gg.load("grid:12:12:0.9:w")
+    for endpoints in (False, True):
+        r = gg.betweenness_centrality(g, weight="weight", endpoints=endpoints, backend="cuda", strategy=strategy)
+        close9(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), weight="weight",
+                                                                    endpoints=endpoints)))
+
+
+@pytest.mark.gpu
+def test_gpu_weighted_zero_length_cycle_raises():
+    g = gg.Graph.from_edges(["s", "s", "a", "b", "a", "b"], ["a", "b", "b", "a", "t", "t"], [1, 1, 0, 0, 1, 1])
+    with pytest.raises(GraphError, match="cycle of zero length"):
+        gg.betweenness_centrality(g, weight="weight", backend="cuda")

@@ -361,3 +361,75 @@ def test_auto_layout_falls_back_when_the_device_is_full(monkeypatch):
     assert np.abs(auto.ranks - pagerank(g, method="power", layout="given", backend="cpu").ranks).sum() == 0
     with pytest.raises(DeviceMemoryError, match="needs 1.00 GiB"):
         pagerank(g, method="power", layout="degree", backend=be)
+
+
+
+# ------------------------------------------------------------------------------------------------ NetworkX's order
+@settings(max_examples=60, **SETTINGS)
+@given(cases(), st.sampled_from(["power", "delta"]))
+def test_weight_none_matches_networkx(case, method):
+    """weight=None: every out-edge an equal share whatever the weights (parallel arcs add up, as networkx's
+    multigraphs count each edge once), as networkx.pagerank(G, weight=None)."""
+    g, ref, alpha, personalization, nstart, dangling = case
+    tol = delta_tol(g) if method == "delta" else {"tol": 1e-8, "max_iter": 5000}
+    ours = gg.pagerank(g, alpha, personalization, nstart=nstart, weight=None, dangling=dangling, method=method,
+                       backend="cpu", **tol)
+    if g.num_vertices == 0:
+        assert ours.ranks.shape == (0,)
+        return
+    expected = nx_pagerank(g, ref, alpha=alpha, personalization=nx_args(personalization), nstart=nx_args(nstart),
+                           weight=None, dangling=nx_args(dangling), **TIGHT)
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    assert ours.graph is g
+
+
+def test_networkx_positional_order():
+    """graph, alpha, personalization, max_iter, tol, nstart, weight, dangling: networkx.pagerank's order, so a
+    networkx call runs as written; method, backend, strategy and layout are keyword-only."""
+    G = nx.DiGraph()
+    G.add_weighted_edges_from([(0, 1, 1.0), (1, 2, 3.0), (2, 0, 1.0), (0, 2, 0.5), (1, 3, 1.0)])
+    g = Graph.from_networkx(G)
+    nstart, dangling = {0: 1.0, 3: 1.0}, {1: 2.0, 2: 1.0}
+    for args in [(0.85, {0: 1.0}), (0.9, None, 200, 1e-10), (0.7, {2: 1.0}, 300, 1e-9, nstart, "weight", dangling),
+                 (0.7, {2: 1.0}, 300, 1e-9, nstart, None, dangling)]:
+        ours = gg.pagerank(g, *args, backend="cpu").ranks
+        expected = as_array(g, nx.pagerank(G, *args))
+        assert np.abs(ours - expected).sum() <= L1, args
+    with pytest.raises(TypeError):
+        gg.pagerank(g, 0.85, None, 100, 1e-6, None, "weight", None, "power")  # method is keyword-only
+    weighted = gg.pagerank(g, backend="cpu").ranks
+    hops = gg.pagerank(g, weight=None, backend="cpu").ranks
+    assert np.abs(weighted - hops).sum() > 0.05  # the weights matter here, and weight=None drops them
+    np.testing.assert_array_equal(gg.pagerank(g, weight="length", backend="cpu").ranks, weighted)  # a Graph's one
+
+
+def test_tuple_labels_as_dict_keys():
+    """A dict keyed by tuple labels (a grid's (row, column)) names vertices, not a 2-D array of numbers."""
+    G = nx.grid_2d_graph(3, 3)
+    g = Graph.from_networkx(G)
+    p = {(0, 0): 1.0, (2, 1): 3.0}
+    ours = gg.pagerank(g, 0.85, p, backend="cpu")
+    assert np.abs(ours.ranks - as_array(g, nx.pagerank(G, 0.85, p))).sum() <= L1
+
+
+def test_weight_none_uses_a_cached_unweighted_view():
+    from graphgear.algorithms._common import unweighted_view
+
+    g = gg.load("kron:8:w")
+    view = unweighted_view(g)
+    assert view is unweighted_view(g) and view.weights is None and view.indices is g.indices
+    assert unweighted_view(view) is view
+    np.testing.assert_array_equal(gg.pagerank(g, weight=None, backend="cpu").ranks,
+                                  gg.pagerank(gg.load("kron:8"), backend="cpu").ranks)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("method", ["power", "delta"])
+@pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
+def test_gpu_weight_none_matches_cpu(method, spec):
+    g = gg.load(spec)
+    kwargs = {"tol": 1e-8 / g.num_vertices, "max_iter": 20_000}
+    cpu = gg.pagerank(g, weight=None, method=method, backend="cpu", **kwargs)
+    gpu = gg.pagerank(g, weight=None, method=method, backend="cuda", **kwargs)
+    assert gpu.trace.backend == "cuda" and np.abs(gpu.ranks - cpu.ranks).sum() < 1e-6
+    assert np.abs(gpu.ranks - gg.pagerank(g, method=method, backend="cuda", **kwargs).ranks).sum() > 1e-3

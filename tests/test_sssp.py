@@ -1,5 +1,6 @@
 """SSSP: distances against SciPy's Dijkstra (and NetworkX where zero weights matter), valid predecessors, both
-methods on every CPU path, real graphs, bad inputs.
+methods on every CPU path, real graphs, bad inputs; NetworkX's ``cutoff`` (a distance equal to it kept, a larger one
+dropped; the work stops there) and ``weight=None`` (hop counts); the GPU's cutoff against the CPU (marked gpu).
 
 The SciPy reference is built from the graph's own arcs: parallel arcs (``duplicates="keep"``) are reduced to their
 minimum weight first, because a SciPy CSR sums duplicate entries; explicit zeros stay in the matrix (SciPy >= 1.x
@@ -54,13 +55,14 @@ def reference(g: gg.Graph, source: int) -> np.ndarray:
     return dijkstra(matrix, directed=True, indices=source)
 
 
-def nx_reference(g: gg.Graph, source: int) -> np.ndarray:
-    """NetworkX Dijkstra (a second, independent reference; zero weights are ordinary edges there)."""
+def nx_reference(g: gg.Graph, source: int, cutoff: float | None = None, weight: str | None = "weight") -> np.ndarray:
+    """NetworkX Dijkstra (a second, independent reference; zero weights are ordinary edges there), with its cutoff
+    and weight arguments (weight=None: every arc 1)."""
     graph = nx.DiGraph()
     graph.add_nodes_from(range(g.num_vertices))
     src, dst, w = arcs(g)
     graph.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()))
-    lengths = nx.single_source_dijkstra_path_length(graph, source)
+    lengths = nx.single_source_dijkstra_path_length(graph, source, cutoff=cutoff, weight=weight)
     d = np.full(g.num_vertices, np.inf)
     for v, length in lengths.items():
         d[v] = length
@@ -317,10 +319,15 @@ def test_default_delta():
 def test_relax_functors_have_no_refcounting():
     """The per-edge functors must compile without NRT incref calls: numba's reference counting on the state tuple's
     arrays costs atomic operations per edge (5x slower on one thread, worse on two). A restructured functor that
-    brings them back fails here."""
-    g = gg.load("grid:4:4:w")
-    gg.sssp(g, 0, backend="cpu", strategy="direction=push")
-    gg.sssp(g, 0, backend="cpu", strategy="direction=pull,frontier=bitmap")
+    brings them back fails here. Each is compiled here for the types near_far passes (the CPU kernels are templates
+    specialised per functor and served from numba's disk cache, so a run need not compile the functor itself)."""
+    n = 4
+    state = (np.full(n, np.inf), np.zeros(n, dtype=np.int64), np.array([0.0, 1.0]), np.zeros(n, dtype=np.int32),
+             np.zeros(n + 1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    state[1][:] = state[0].view(np.int64)
+    RELAX.cpu(np.int64(0), np.int64(1), np.float32(0.5), state)
+    RELAX_PULL.cpu(np.int64(1), np.int64(0), np.float32(0.5), state)
+    UNSETTLED.cpu(np.int64(1), state)
     for functor in (RELAX, RELAX_PULL, UNSETTLED):
         assert functor.cpu.signatures, functor.name
         for signature in functor.cpu.signatures:
@@ -455,3 +462,161 @@ def test_nonfinite_csr_weights_are_refused_and_finite_ones_match_dijkstra():
             result = gg.sssp(g, source, method=method, backend="cpu")
             np.testing.assert_array_equal(result.distances, expected)
             check(g, source, result)
+
+
+
+# ------------------------------------------------------------------------------------------------------ cutoff, weight
+@st.composite
+def cutoffs(draw, g: gg.Graph, source: int) -> float:
+    """A cutoff that is often exactly one of the distances (networkx keeps a distance equal to it), else any number
+    from 0 to past the largest."""
+    finite = reference(g, source)
+    finite = finite[np.isfinite(finite)]
+    if draw(st.booleans()):
+        return float(draw(st.sampled_from(sorted(set(finite.tolist())))))
+    return draw(st.floats(0, float(finite.max()) * 1.5 + 1, allow_nan=False))
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(case=weighted_graphs(), method=st.sampled_from(("auto",) + METHODS),
+       delta=st.sampled_from([None, None, 0.5, 3.0, np.inf]), data=st.data())
+def test_cutoff_matches_networkx(case, method, delta, data):
+    g, source = case
+    cutoff = data.draw(cutoffs(g, source), label="cutoff")
+    expected = nx_reference(g, source, cutoff=cutoff)
+    check(g, source, sssp(g, source, cutoff=cutoff, method=method, delta=delta, backend="cpu"), expected)
+    assert np.all(expected[np.isfinite(expected)] <= cutoff)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(case=weighted_graphs(max_n=25), method=st.sampled_from(METHODS), path=st.sampled_from(CPU_PATHS),
+       layout=st.sampled_from(["given", "degree"]), data=st.data())
+def test_cutoff_every_path_and_layout(case, method, path, layout, data):
+    g, source = case
+    cutoff = data.draw(cutoffs(g, source), label="cutoff")
+    result = sssp(g, source, cutoff=cutoff, method=method, backend="cpu", strategy=path, layout=layout)
+    check(g, source, result, nx_reference(g, source, cutoff=cutoff))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("path", ["direction=push", "direction=pull,frontier=bitmap", "sync=async"])
+def test_cutoff_stops_the_work(method, path):
+    """With a cutoff at a tenth of the farthest distance, the run does a small part of what the whole search does
+    (delta-stepping: no bucket bound past nextafter(cutoff); Bellman-Ford: no vertex past it sends: the sync rounds'
+    frontiers, which the trace counts, add up to a tenth), and the labels past the cutoff are reported inf."""
+    import re
+
+    g = gg.load("grid:60:60:w")
+    full = sssp(g, 0, method=method, backend="cpu", strategy=path)
+    cutoff = float(np.max(full.distances[np.isfinite(full.distances)])) / 10
+    cut = sssp(g, 0, cutoff=cutoff, method=method, delta=cutoff / 8, backend="cpu", strategy=path)
+    check(g, 0, cut, np.where(full.distances <= cutoff, full.distances, np.inf))
+    if method == "delta_stepping":
+        bounds = [float(m) for row in cut.trace if row.phase == "far"
+                  for m in re.findall(r"-> ([\d.e+]+)", row.reason)]
+        assert len(bounds) >= 7 and max(bounds) <= np.nextafter(cutoff, np.inf)
+    if "async" not in path:  # an async row counts its first worklist only, not the drain
+        work = {name: sum(row.frontier_vertices for row in r.trace if row.phase != "far")
+                for name, r in (("full", full), ("cut", cut))}
+        assert work["cut"] < 0.1 * work["full"], work
+
+
+def test_cutoff_boundary_and_bounds():
+    """A distance equal to the cutoff is kept and one a float64 step above it dropped (networkx's `>`); 0 keeps the
+    source and the vertices at distance 0; inf and None are no cutoff; the tree has no parent past the cutoff."""
+    g = gg.Graph.from_edges([0, 1, 2, 0, 4], [1, 2, 3, 4, 5], [0.0, 1.5, 1.0, 2.5, 0.0])
+    for method in METHODS:
+        r = gg.sssp(g, 0, cutoff=2.5, method=method, backend="cpu")
+        np.testing.assert_array_equal(r.distances, [0, 0, 1.5, 2.5, 2.5, 2.5])
+        np.testing.assert_array_equal(r.predecessors, [-1, 0, 1, 2, 0, 4])
+        r = gg.sssp(g, 0, cutoff=np.nextafter(2.5, 0), method=method, backend="cpu")
+        np.testing.assert_array_equal(r.distances, [0, 0, 1.5, np.inf, np.inf, np.inf])
+        np.testing.assert_array_equal(r.predecessors, [-1, 0, 1, -1, -1, -1])
+        np.testing.assert_array_equal(gg.sssp(g, 0, cutoff=0, method=method, backend="cpu").distances,
+                                      [0, 0] + [np.inf] * 4)
+        for none in (None, np.inf, float("inf")):
+            np.testing.assert_array_equal(gg.sssp(g, 0, cutoff=none, method=method, backend="cpu").distances,
+                                          [0, 0, 1.5, 2.5, 2.5, 2.5])
+    np.testing.assert_array_equal(gg.sssp(g, 0, cutoff=np.float32(1.5), backend="cpu").distances,
+                                  [0, 0, 1.5] + [np.inf] * 3)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(case=weighted_graphs(), data=st.data())
+def test_weight_none_counts_hops_as_networkx(case, data):
+    """weight=None: every arc counts 1 (networkx's weight=None), whatever the graph's weights; with a cutoff, BFS
+    stops at the deepest level within it."""
+    g, source = case
+    cutoff = data.draw(st.none() | st.sampled_from([0, 1, 1.5, 2, 3.99, 5]), label="cutoff")
+    r = gg.sssp(g, source, weight=None, cutoff=cutoff, backend="cpu")
+    expected = nx_reference(g, source, cutoff=cutoff, weight=None)
+    np.testing.assert_array_equal(r.distances, expected)
+    hops = gg.bfs(g, source, backend="cpu").distances
+    np.testing.assert_array_equal(np.isfinite(r.distances), (hops >= 0) & (hops <= (np.inf if cutoff is None
+                                                                                       else cutoff)))
+    assert np.all(r.predecessors[~np.isfinite(expected)] == -1) and r.predecessors[source] == -1
+
+
+def test_weight_names():
+    """A weight name on a Graph means its weights (it holds one array); on an unweighted Graph, hop counts."""
+    w = gg.Graph.from_edges([0, 0, 1], [1, 2, 2], [1.0, 5.0, 1.0])
+    for name in ("weight", "length", ""):
+        np.testing.assert_array_equal(gg.sssp(w, 0, weight=name, backend="cpu").distances, [0, 1, 2])
+    np.testing.assert_array_equal(gg.sssp(w, 0, weight=None, backend="cpu").distances, [0, 1, 1])
+    u = gg.Graph.from_edges([0, 0, 1], [1, 2, 2])
+    np.testing.assert_array_equal(gg.sssp(u, 0, weight="length", backend="cpu").distances, [0, 1, 1])
+
+
+def test_hop_counts_on_labelled_graphs():
+    """Hop counts (an unweighted graph, or weight=None) take the source as the user's label, as the weighted path
+    does."""
+    u = gg.Graph.from_edges(["a", "b", "a"], ["b", "c", "c"])
+    w = gg.Graph.from_edges(["a", "b", "a"], ["b", "c", "c"], [1.0, 1.0, 5.0])
+    for g, weight in ((u, "weight"), (w, None)):
+        for cutoff in (None, 0):
+            r = gg.sssp(g, "b", weight=weight, cutoff=cutoff, backend="cpu")
+            assert r.to_pandas().set_index("vertex")["distances"].to_dict() == {"a": np.inf, "b": 0.0,
+                                                                                 "c": 1.0 if cutoff is None else np.inf}
+
+
+@pytest.mark.parametrize("kwargs", [dict(cutoff=-1), dict(cutoff=float("nan")), dict(cutoff="3"), dict(cutoff=True),
+                                    dict(cutoff=[3]), dict(weight=3), dict(weight=True), dict(weight=["weight"])])
+def test_bad_cutoff_and_weight(kwargs):
+    for g in (gg.Graph.from_edges([0, 1], [1, 2], [1.0, 1.0]), gg.Graph.from_edges([0, 1], [1, 2])):
+        with pytest.raises(GraphError, match="cutoff|weight"):
+            gg.sssp(g, 0, backend="cpu", **kwargs)
+
+
+# ------------------------------------------------------------------------------------------------------ GPU
+GPU_SPECS = ["kron:12:w", "grid:64:64:w", "er:5000:8:w", "rmat:11:8:w"]
+GPU_PATHS = ["auto", "direction=push", "direction=pull,frontier=bitmap", "sync=async"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", GPU_SPECS)
+@pytest.mark.parametrize("strategy", GPU_PATHS)
+@pytest.mark.parametrize("method", ("auto",) + METHODS)
+def test_gpu_cutoff_matches_cpu(spec, strategy, method):
+    """"auto" runs near-far in one persistent kernel (BELLMAN_FORD_WITHIN: no vertex past the cutoff sends), a fixed
+    path the host's near-far loop through the GPU's operators, bellman_ford the program with the cutoff."""
+    g = gg.load(spec)
+    source = int(np.argmax(g.out_degree()))
+    whole = sssp(g, source, backend="cpu").distances
+    for fraction in (0.0, 0.3, 1.0):
+        cutoff = float(np.max(whole[np.isfinite(whole)])) * fraction
+        gpu = sssp(g, source, cutoff=cutoff, method=method, backend="cuda", strategy=strategy)
+        assert gpu.trace.backend == "cuda"
+        check(g, source, gpu, np.where(whole <= cutoff, whole, np.inf))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", ["given", "degree"])
+def test_gpu_cutoff_layouts_and_weight_none(layout):
+    g = gg.load("kron:12:w")
+    source = int(np.argmax(g.out_degree()))
+    whole = sssp(g, source, backend="cpu").distances
+    cutoff = float(np.median(whole[np.isfinite(whole)]))
+    check(g, source, sssp(g, source, cutoff=cutoff, backend="cuda", layout=layout),
+          np.where(whole <= cutoff, whole, np.inf))
+    hops = sssp(g, source, weight=None, cutoff=2, backend="cuda", layout=layout)
+    np.testing.assert_array_equal(hops.distances, nx_reference(g, source, cutoff=2, weight=None))
