@@ -227,6 +227,7 @@ BELLMAN_FORD = VertexProgram(
     monotone=True,
 )
 
+
 @cpu_functor
 def _apply_smaller_within(value, buffer, degree, params):  # pragma: no cover - numba
     if buffer < value:
