@@ -8,16 +8,15 @@ import subprocess
 import sys
 import warnings
 
+import networkx as nx
 import numpy as np
 import pytest
 
-nx = pytest.importorskip("networkx")
-
-import _graphgear_nx  # noqa: E402
-from graphgear.backends import cuda_available  # noqa: E402
-from graphgear.errors import BackendError  # noqa: E402
-from graphgear.nx_backend import FUNCTIONS, BackendInterface, GearGraph  # noqa: E402
-from graphgear.nx_backend.graph import WeightColumn  # noqa: E402
+import _graphgear_nx
+from graphgear.backends import cuda_available
+from graphgear.errors import BackendError
+from graphgear.nx_backend import FUNCTIONS, BackendInterface, GearGraph
+from graphgear.nx_backend.graph import WeightColumn
 
 GG = {"backend": "graphgear"}
 
@@ -106,7 +105,7 @@ def test_round_trip_of_a_weight_column_keeps_values_and_absences() -> None:
     g = BackendInterface.convert_from_nx(G, edge_attrs={"weight": 1})
     H = BackendInterface.convert_to_nx(g)
     assert list(H) == list(G)
-    assert dict(((u, v), d) for u, v, d in H.edges(data=True)) == {
+    assert {(u, v): d for u, v, d in H.edges(data=True)} == {
         (u, v): ({"weight": d["weight"]} if "weight" in d else {}) for u, v, d in G.edges(data=True)}
     assert [type(d.get("weight")) for *_, d in H.edges(data=True)] == [
         type(d.get("weight")) for *_, d in G.edges(data=True)]

@@ -13,6 +13,7 @@ NetworkX's exception.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numba
@@ -21,9 +22,18 @@ import numpy as np
 from .dispatch import device, implements
 from .traversal import bfs_distances
 
-__all__ = ["connected_components", "number_connected_components", "is_connected", "node_connected_component",
-           "weakly_connected_components", "number_weakly_connected_components", "is_weakly_connected",
-           "strongly_connected_components", "number_strongly_connected_components", "is_strongly_connected"]
+__all__ = [
+    "connected_components",
+    "is_connected",
+    "is_strongly_connected",
+    "is_weakly_connected",
+    "node_connected_component",
+    "number_connected_components",
+    "number_strongly_connected_components",
+    "number_weakly_connected_components",
+    "strongly_connected_components",
+    "weakly_connected_components",
+]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -96,7 +106,7 @@ def _sets(G: Any, labels: np.ndarray) -> Any:
     order = np.argsort(labels, kind="stable")
     members = G.label_list(order)
     bounds = np.concatenate(([0], np.cumsum(np.bincount(labels)))).tolist()
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in pairwise(bounds):
         yield set(members[a:b])
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .graph import GearGraph, WeightColumn, _column
 
-__all__ = ["FUNCTIONS", "implements", "can_run", "device", "weight_column", "weight_refusal", "is_real", "gg_accepts"]
+__all__ = ["FUNCTIONS", "can_run", "device", "gg_accepts", "implements", "is_real", "weight_column", "weight_refusal"]
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {}
 CHECKS: dict[str, Callable[[Any, dict[str, Any]], bool | str]] = {}
@@ -119,6 +119,8 @@ def weight_refusal(G: Any, weight: Any, *, negative: bool = False, types: bool =
         hash(weight)
     except TypeError:
         return None  # not graphgear's to decline: the conversion raises NetworkX's TypeError
+    if isinstance(G, GearGraph) and not G.has_column(weight):
+        return f"this converted graph was converted without the edge attribute {weight!r}"
     return weight_column(G, weight).refusal(negative=negative, types=types)
 
 

@@ -19,8 +19,8 @@ exactly.
 from __future__ import annotations
 
 from functools import cached_property
-from itertools import chain
-from operator import methodcaller
+from itertools import chain, repeat
+from operator import is_, methodcaller
 from typing import Any
 
 import numpy as np
@@ -122,8 +122,9 @@ class GearGraph:
 
     Holds the node labels (``nodes``, in the graph's order), the arcs in NetworkX's adjacency order (``offsets``,
     ``targets``: int64), the weight columns asked for, and whatever attributes the conversion preserved, so that
-    `to_networkx` gives the graph back. `graph` builds the graphgear `Graph` an algorithm runs on. It answers the few
-    questions NetworkX's decorators ask of a graph (is_directed, is_multigraph, len, in, iteration over the nodes).
+    `to_networkx` gives the graph back (``graph``: the graph attributes, when preserved). `graph_for` builds the
+    graphgear `Graph` an algorithm runs on. It answers the few questions NetworkX's decorators and dispatcher ask of
+    a graph (is_directed, is_multigraph, len, in, iteration over the nodes).
     """
 
     __networkx_backend__ = "graphgear"
@@ -150,9 +151,11 @@ class GearGraph:
 
     # -------------------------------------------------------------------------------- what NetworkX asks of a graph
     def is_directed(self) -> bool:
+        """Whether the converted graph was a DiGraph (NetworkX's not_implemented_for decorators ask)."""
         return self.directed
 
     def is_multigraph(self) -> bool:
+        """Always False: multigraphs are not converted."""
         return False
 
     def __len__(self) -> int:
@@ -168,6 +171,7 @@ class GearGraph:
             return False
 
     def number_of_nodes(self) -> int:
+        """Number of nodes, as networkx.Graph.number_of_nodes."""
         return len(self.nodes)
 
     def number_of_edges(self) -> int:
@@ -243,9 +247,8 @@ def _column(edge_data: Any, name: Any, default: Any) -> WeightColumn:
     """A WeightColumn from the edges' attribute dicts (in arc order), without a Python statement per edge unless some
     edge lacks the attribute."""
     python = list(map(methodcaller("get", name, _MISSING), edge_data))
-    missing = python.count(_MISSING) if python else 0
     present = None
-    if missing:
+    if any(map(is_, python, repeat(_MISSING))):  # by identity: a value's own == may not return a bool
         present = np.fromiter((v is not _MISSING for v in python), dtype=bool, count=len(python))
         python = [default if v is _MISSING else v for v in python]
     return WeightColumn(python, present)

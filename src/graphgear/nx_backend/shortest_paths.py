@@ -25,10 +25,19 @@ from .dispatch import device, gg_accepts, implements, is_real, require, weight_r
 from .traversal import bfs_distances, discovery
 
 __all__ = [
-    "single_source_shortest_path_length", "single_target_shortest_path_length", "all_pairs_shortest_path_length",
-    "single_source_shortest_path", "shortest_path", "shortest_path_length", "has_path", "dijkstra_path_length",
-    "single_source_dijkstra_path_length", "all_pairs_dijkstra_path_length", "bellman_ford_path_length",
-    "single_source_bellman_ford_path_length", "all_pairs_bellman_ford_path_length",
+    "all_pairs_bellman_ford_path_length",
+    "all_pairs_dijkstra_path_length",
+    "all_pairs_shortest_path_length",
+    "bellman_ford_path_length",
+    "dijkstra_path_length",
+    "has_path",
+    "shortest_path",
+    "shortest_path_length",
+    "single_source_bellman_ford_path_length",
+    "single_source_dijkstra_path_length",
+    "single_source_shortest_path",
+    "single_source_shortest_path_length",
+    "single_target_shortest_path_length",
 ]
 
 METHODS = ("dijkstra", "bellman-ford")
@@ -56,16 +65,17 @@ def _weighted_distances(G: Any, s: int, weight: Any, cutoff: Any, requested: Any
         column = G.column(weight)
         require(column.refusal())
         kind = column.kind
+    # NetworkX drops a distance above the cutoff (a NaN cutoff drops none; a negative one all but the source's)
+    bound = None if cutoff is None or not cutoff < math.inf else max(float(cutoff), 0.0)
     if column is None or column.all_one:  # hop counts
-        depth = None if cutoff is None or cutoff == math.inf else (math.floor(cutoff) if cutoff >= 0 else 0)
-        hops = bfs_distances(G, s, requested, reverse=reverse, depth=depth)
+        hops = bfs_distances(G, s, requested, reverse=reverse, depth=None if bound is None else math.floor(bound))
         dist = np.where(hops >= 0, hops.astype(np.float64), np.inf)
     else:
         import graphgear
 
         kwargs: dict[str, Any] = {"backend": device(requested)}
-        if cutoff is not None and gg_accepts("sssp", "cutoff"):
-            kwargs["cutoff"] = float(cutoff)
+        if bound is not None and gg_accepts("sssp", "cutoff"):
+            kwargs["cutoff"] = bound
         dist = np.array(graphgear.sssp(G.graph_for(weight, reverse=reverse), s, **kwargs).distances, np.float64)
     if cutoff is not None:
         dist[dist > cutoff] = np.inf
@@ -114,7 +124,15 @@ def _no_path(message: str) -> Exception:
 # ------------------------------------------------------------------------------------------------------ checks
 def _check_cutoff(G: Any, arguments: dict[str, Any]) -> bool | str:
     cutoff = arguments.get("cutoff")
-    return True if cutoff is None or is_real(cutoff) else "cutoff is not a real number"
+    if cutoff is None:
+        return True
+    if not is_real(cutoff):
+        return "cutoff is not a real number"
+    try:
+        float(cutoff)
+    except OverflowError:
+        return "cutoff is an int beyond float64"
+    return True
 
 
 def _check_weight(G: Any, arguments: dict[str, Any]) -> bool | str:

@@ -23,8 +23,18 @@ import numpy as np
 
 from .dispatch import device, gg_accepts, implements, is_real
 
-__all__ = ["discovery", "bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors", "bfs_layers",
-           "descendants_at_distance", "descendants", "ancestors", "bfs_distances"]
+__all__ = [
+    "ancestors",
+    "bfs_distances",
+    "bfs_edges",
+    "bfs_layers",
+    "bfs_predecessors",
+    "bfs_successors",
+    "bfs_tree",
+    "descendants",
+    "descendants_at_distance",
+    "discovery",
+]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -62,7 +72,13 @@ def discovery(G: Any, sources: list[int], limit: Any = None) -> tuple[np.ndarray
     """NetworkX's breadth-first discovery from the node positions `sources` (in that order): the positions in the
     order NetworkX meets them, each one's discovering parent (-1 for sources and the unreached) and its level (-1
     unreached). `limit` (None: none): only vertices on a level below it are expanded."""
-    bound = np.inf if limit is None else float(limit)
+    if limit is None:
+        bound = np.inf
+    else:
+        try:
+            bound = float(limit)
+        except OverflowError:  # an int beyond float64: as good as infinite
+            bound = np.inf if limit > 0 else -np.inf
     return _discover(G.offsets, G.targets, np.asarray(sources, dtype=np.int64), bound)
 
 
