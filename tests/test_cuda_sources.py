@@ -35,7 +35,8 @@ def _extend_registry() -> None:
     """Algorithms register their GPU functors in CUDA_FUNCTORS / CUDA_PROGRAMS (module attributes) as they gain them."""
     import importlib
 
-    for name in ("sssp", "pagerank", "connected_components", "betweenness", "color_propagation", "scc"):
+    for name in ("sssp", "pagerank", "connected_components", "betweenness", "betweenness_weighted", "color_propagation",
+                 "scc"):
         module = importlib.import_module(f"graphgear.algorithms.{name}")
         FUNCTORS.extend(getattr(module, "CUDA_FUNCTORS", ()))
         PROGRAMS.extend(getattr(module, "CUDA_PROGRAMS", ()))
