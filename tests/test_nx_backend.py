@@ -64,7 +64,8 @@ def test_backend_parameters_follow_networkx() -> None:
 
 def test_importing_networkx_does_not_import_graphgear() -> None:
     code = "import sys, networkx; assert 'graphgear' not in sys.modules, 'imported'; print(networkx.config.backends)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    env = {k: v for k, v in os.environ.items() if k != "GRAPHGEAR_NX_DEVICE"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert "device='auto'" in out.stdout
 
 
