@@ -425,7 +425,7 @@ def test_run_parquet_without_pyarrow(tmp_path, capsys, monkeypatch):
     no_load(monkeypatch)
     assert main(["run", "bfs", "grid:3:3", "-o", str(tmp_path / "r.parquet")]) == 2
     assert one_error_line(capsys) == ("graphgear: error: writing .parquet needs pyarrow, which is not installed: "
-                                      "pip install pyarrow")
+                                      "pip install graphgear[arrow]")
     assert not list(tmp_path.iterdir())
 
 

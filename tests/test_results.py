@@ -202,7 +202,7 @@ def test_unreachable_distances_are_left_out_of_to_dict_only():
 # -------------------------------------------------------------------------------------------- optional packages
 @pytest.mark.parametrize("module,export,install", [
     ("pandas", "to_pandas", "pip install graphgear[pandas]"),
-    ("pyarrow", "to_arrow", "pip install pyarrow"),
+    ("pyarrow", "to_arrow", "pip install graphgear[arrow]"),
 ])
 def test_missing_package_names_what_to_install(monkeypatch, module, export, install):
     r = gg.bfs(gg.Graph.from_edges(["a"], ["b"]), "a", backend="cpu")

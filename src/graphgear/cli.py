@@ -321,7 +321,7 @@ RESULT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "bc": (("centrality", "centrality"),),
     "color": (("color", "colors"),),
 }
-PARQUET_INSTALL = "pip install pyarrow"  # no extra of graphgear's brings pyarrow alone (pyproject.toml)
+PARQUET_INSTALL = "pip install graphgear[arrow]"
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -339,9 +339,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise FileError(args.output, f"results are written as {', '.join(RESULT_FORMATS)}, not "
                             f"{suffix or 'a name without an extension'}")
         if suffix == ".parquet":
-            from .plot import optional_import
+            from .errors import optional_module
 
-            optional_import("pyarrow.parquet", "writing .parquet", PARQUET_INSTALL)
+            optional_module("pyarrow.parquet", "writing .parquet", PARQUET_INSTALL)
         target = _writable(args.output, "results")
         if target in targets:
             _same_file(args.output, targets[target], "-o")

@@ -12,6 +12,7 @@ name what is at fault: for a file, the path, the line number and the offending t
         HostMemoryError     more host memory needed than this machine has available (names the bytes); also a
                             MemoryError
           SpecMemoryError   ... for a generator spec (also a GraphSpecError)
+      MissingExtraError     an optional package a feature needs is not installed (names the extra); also ImportError
       StrategyError         an impossible or unknown execution strategy
       BackendError          a backend that is not available or cannot do what was asked
         DeviceMemoryError   not enough free device memory (names the bytes needed)
@@ -21,6 +22,8 @@ written) and FormatWarning (a file read under an assumption, such as a Matrix Ma
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 __all__ = [
     "GraphgearError",
@@ -33,6 +36,8 @@ __all__ = [
     "FileError",
     "HostMemoryError",
     "SpecMemoryError",
+    "MissingExtraError",
+    "optional_module",
     "GraphgearWarning",
     "CacheWarning",
     "FormatWarning",
@@ -92,6 +97,23 @@ class HostMemoryError(GraphError, MemoryError):
 class SpecMemoryError(HostMemoryError, GraphSpecError):
     """A generator spec whose graph needs more host memory than this machine has available: a `HostMemoryError`
     (a MemoryError) that is also a `GraphSpecError`, so code catching either refuses it."""
+
+
+class MissingExtraError(GraphgearError, ImportError):
+    """An optional package a feature needs is not installed (pandas, pyarrow, matplotlib, networkx); the message names
+    the package and the extra to install (`optional_module`)."""
+
+
+def optional_module(module: str, purpose: str, install: str) -> Any:
+    """Import `module` (``"matplotlib.pyplot"``), or raise MissingExtraError: "`purpose` needs matplotlib, which is not
+    installed: `install`"."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        top = module.split(".")[0]
+        raise MissingExtraError(f"{purpose} needs {top}, which is not installed: {install}") from None
 
 
 class StrategyError(GraphgearError, ValueError):

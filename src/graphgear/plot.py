@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import FileError
-from .results import MissingExtraError  # one class for every missing optional dependency (results' exports too)
+from .errors import MissingExtraError, optional_module
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine.trace import Trace
@@ -43,7 +43,6 @@ __all__ = [
     "PLOT_FORMATS",
     "MissingExtraError",
     "check_plot_path",
-    "optional_import",
     "plot_graph",
     "plot_trace",
     "save_figure",
@@ -59,15 +58,6 @@ _PATHS = ("sync-push-dd", "sync-pull-dd", "async-push-dd", "async-pull-dd", "syn
           "async-push-td", "async-pull-td")
 _LISTED_SWITCHES = 8  # switches numbered and explained under the trace picture; the rest are in --trace JSON
 _REASON_CHARS = 125  # characters per line of the reasons under the picture (9 inches at 8 points)
-
-
-def optional_import(module: str, purpose: str, install: str) -> Any:
-    """Import `module`, or raise MissingExtraError: "`purpose` needs `module`, which is not installed: `install`"."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        top = module.split(".")[0]
-        raise MissingExtraError(f"{purpose} needs {top}, which is not installed: {install}") from None
 
 
 def check_plot_path(path: str | os.PathLike[str]) -> str:
@@ -299,14 +289,14 @@ def _log_log(ax: Any, xlabel: str, ylabel: str) -> None:
 
 
 def _matplotlib() -> Any:
-    return optional_import("matplotlib", "drawing pictures", PLOT_EXTRA)
+    return optional_module("matplotlib", "drawing pictures", PLOT_EXTRA)
 
 
 def _figure(size: tuple[float, float], pyplot: bool | None) -> Any:
     """A new Figure: through pyplot when asked (or, with None, when the program imported pyplot itself), else a
     bare Figure on an Agg canvas (no display, no global state)."""
     if pyplot or (pyplot is None and "matplotlib.pyplot" in sys.modules):
-        return optional_import("matplotlib.pyplot", "drawing pictures", PLOT_EXTRA).figure(figsize=size)
+        return optional_module("matplotlib.pyplot", "drawing pictures", PLOT_EXTRA).figure(figsize=size)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

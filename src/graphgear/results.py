@@ -31,14 +31,13 @@ A GPU run leaves its arrays on the device: the first read of ``result.distances`
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .engine.trace import Trace
-from .errors import GraphgearError
+from .errors import GraphgearError, MissingExtraError, optional_module
 
 __all__ = [
     "Deferred",
@@ -51,18 +50,6 @@ __all__ = [
     "BetweennessResult",
     "ColorResult",
 ]
-
-
-class MissingExtraError(GraphgearError, ImportError):
-    """An optional package an export needs is not installed; the message names the package and what to install."""
-
-
-def optional_module(name: str, install: str, purpose: str) -> Any:
-    """The module `name` imported, or a `MissingExtraError` saying that `purpose` needs it and to run `install`."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise MissingExtraError(f"{purpose} needs {name}, which is not installed: {install}") from exc
 
 
 class Deferred:
@@ -165,7 +152,7 @@ class Result:
         missing (``isna()``) where there is no vertex: a nullable integer column (``Int64``, NA) for integer labels,
         NaN for float labels, None or NaN as pandas stores strings and other objects. Needs pandas (``pip install
         graphgear[pandas]``)."""
-        pd = optional_module("pandas", "pip install graphgear[pandas]", "Result.to_pandas")
+        pd = optional_module("pandas", "Result.to_pandas", "pip install graphgear[pandas]")
         arrays = self.arrays()
         n = len(next(iter(arrays.values()))) if arrays else 0
         data: dict[str, Any] = {"vertex": self._vertex_labels(n)}
@@ -178,8 +165,8 @@ class Result:
 
     def to_arrow(self) -> Any:
         """A pyarrow Table: a ``vertex`` column of labels and one column per array, vertex-valued arrays as labels
-        (null where there is no vertex). Needs pyarrow (``pip install pyarrow``)."""
-        pa = optional_module("pyarrow", "pip install pyarrow", "Result.to_arrow")
+        (null where there is no vertex). Needs pyarrow (``pip install graphgear[arrow]``)."""
+        pa = optional_module("pyarrow", "Result.to_arrow", "pip install graphgear[arrow]")
         arrays = self.arrays()
         n = len(next(iter(arrays.values()))) if arrays else 0
         columns = {"vertex": _arrow_array(pa, self._vertex_labels(n), None, "vertex")}

@@ -107,9 +107,9 @@ class Trace:
         """A pandas DataFrame with a row per iteration and a column per TraceRow field (iteration, strategy, path,
         frontier_vertices, frontier_edges, edges_processed, seconds, decision, reason, phase); the run-level facts
         (algorithm, backend, controller) are in ``.attrs``. Needs pandas (``pip install graphgear[pandas]``)."""
-        from ..plot import optional_import
+        from ..errors import optional_module
 
-        pd = optional_import("pandas", "Trace.to_pandas()", "pip install graphgear[pandas]")
+        pd = optional_module("pandas", "Trace.to_pandas()", "pip install graphgear[pandas]")
         frame = pd.DataFrame(self.to_dicts(), columns=[f.name for f in fields(TraceRow)])
         frame.attrs.update(algorithm=self.algorithm, backend=self.backend, controller=self.controller)
         return frame
