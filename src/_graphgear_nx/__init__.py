@@ -82,9 +82,10 @@ _DOCS: dict[str, str] = {
     "betweenness_centrality": ("graphgear's Brandes: the same sources as NetworkX (k samples NetworkX's "
                                "seed.sample(list(G), k) from the same random state), the same endpoints and "
                                "rescaling; values agree to rounding. weight: hop counts when every weight is 1, "
-                               "weighted shortest paths where graphgear's betweenness_centrality takes weight "
-                               "(non-negative weights float32 holds exactly), declined otherwise. Declined: k not an "
-                               "int in 1..len(G)."),
+                               "weighted shortest paths (Brandes over graphgear's float64 Dijkstra distances) for "
+                               "positive weights float32 holds exactly; declined otherwise, zero weights included "
+                               "(NetworkX counts the paths through zero-weight arcs in its heap order). Declined: k "
+                               "not an int in 1..len(G)."),
     # components
     "connected_components": f"graphgear's connected components (Afforest / label propagation). {_COMPONENTS}",
     "number_connected_components": "graphgear's connected components.",
