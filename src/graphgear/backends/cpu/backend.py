@@ -107,7 +107,8 @@ class CpuBackend:
         n = G.num_vertices
         if strategy.sync == "async":
             queued = np.zeros(n, dtype=np.int8)
-            ops.advance_async[f](G.offsets, G.indices, G.weights, G.weighted, frontier.vertices(), state, queued)
+            ring = np.empty(n + 1, dtype=np.int64)
+            ops.advance_async[f](G.offsets, G.indices, G.weights, G.weighted, frontier.vertices(), state, queued, ring)
             return Frontier.empty(n)
         if strategy.drive == "topology" or frontier.is_dense:
             next_mask = np.zeros(n, dtype=np.bool_)
@@ -154,7 +155,8 @@ class CpuBackend:
         if frontier is None:
             ops.for_each_all[f](int(num_vertices), state)
         else:
-            ops.for_each_queue[f](frontier.vertices(), state)
+            kernel = ops.for_each_serial if not frontier.is_dense and frontier.size == 1 else ops.for_each_queue
+            kernel[f](frontier.vertices(), state)
 
     def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
                       num_vertices: int | None = None) -> np.ndarray:
@@ -278,6 +280,6 @@ class CpuBackend:
             return (Frontier.all_vertices(n) if senders else Frontier.empty(n)), int(pushed)
         _, pushed = prog.push_async_data[s.compute, s.edge](
             G.offsets, G.indices, G.weights, G.weighted, worklist.vertices(), s.value, s.buffer, s.message,
-            G.out_degree, s.queued, s.params, s.monoid,
+            G.out_degree, s.queued, np.empty(n + 1, dtype=np.int64), s.params, s.monoid,
         )
         return Frontier.empty(n), int(pushed)

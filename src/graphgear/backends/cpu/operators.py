@@ -41,9 +41,9 @@ _weight = weight_of
 
 
 @numba.njit(inline="always", nogil=True)
-def fifo_start(worklist, queued, n):  # pragma: no cover - numba
-    """A FIFO ring of capacity n + 1 holding each worklist vertex once (queued[v] marks membership): (ring, tail)."""
-    ring = np.empty(n + 1, dtype=np.int64)
+def fifo_start(worklist, queued, ring):  # pragma: no cover - numba
+    """Fill a FIFO ring (capacity n + 1, the caller's: kernels do not allocate) with each worklist vertex once
+    (queued[v] marks membership); returns the tail."""
     tail = 0
     for i in range(worklist.shape[0]):
         v = worklist[i]
@@ -51,7 +51,7 @@ def fifo_start(worklist, queued, n):  # pragma: no cover - numba
             queued[v] = 1
             ring[tail] = v
             tail += 1
-    return ring, tail
+    return tail
 
 
 @numba.njit(inline="always", nogil=True)
@@ -64,8 +64,8 @@ def fifo_push(ring, tail, v, queued):  # pragma: no cover - numba
     return tail
 
 
-# Not inlined: inside a prange with the `scanned` reduction, numba 0.68.0's parfor pass fails on this loop's
-# conditional reads ("unexpected cycle in lookup()", numba issue #10132); a call keeps the reduction outside it.
+# Not inlined: inside a prange with a reduction, numba 0.68.0's parfor pass failed on this loop's conditional reads
+# ("unexpected cycle in lookup()", numba issue #10132); a call keeps the loop outside the parfor.
 @template("functor", nogil=True)
 def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask, sweep):  # pragma: no cover
     """Scan v's in-edges from active sources (in a sweep, sources activated earlier in it count); returns edges scanned."""
@@ -107,10 +107,10 @@ def advance_mask(offsets, indices, weights, weighted, mask, state, next_mask):  
 
 
 @template("functor", nogil=True)
-def advance_async(offsets, indices, weights, weighted, worklist, state, queued):  # pragma: no cover
+def advance_async(offsets, indices, weights, weighted, worklist, state, queued, ring):  # pragma: no cover
     """Async push: drain one FIFO worklist, activated vertices join the same worklist at once. Returns
     (vertices expanded, edges visited)."""
-    ring, tail = fifo_start(worklist, queued, offsets.shape[0] - 1)
+    tail = fifo_start(worklist, queued, ring)
     head = 0
     expanded = 0
     visited = 0
@@ -129,14 +129,11 @@ def advance_async(offsets, indices, weights, weighted, worklist, state, queued):
 
 @template("candidate", "functor", parallel=True, nogil=True)
 def pull_mask(t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask):  # pragma: no cover
-    """Sync pull: each candidate v scans its in-edges from active sources; returns the edges scanned."""
-    scanned = 0
+    """Sync pull: each candidate v scans its in-edges from active sources."""
     for v in numba.prange(t_offsets.shape[0] - 1):
         next_mask[v] = False
         if candidate(v, state):
-            scanned += _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask,
-                                  False)
-    return scanned
+            _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask, False)
 
 
 @template("candidate", "functor", nogil=True)
@@ -166,6 +163,14 @@ def filter_mask(mask, state, keep):  # pragma: no cover
 @template("functor", parallel=True, nogil=True)
 def for_each_queue(queue, state):  # pragma: no cover
     for i in numba.prange(queue.shape[0]):
+        functor(queue[i], state)
+
+
+@template("functor", nogil=True)
+def for_each_serial(queue, state):  # pragma: no cover
+    """for_each_queue on the calling thread: a frontier of one vertex (a serial task such as Tarjan's) needs no
+    parallel region."""
+    for i in range(queue.shape[0]):
         functor(queue[i], state)
 
 

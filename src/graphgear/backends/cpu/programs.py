@@ -133,10 +133,11 @@ def pull_sync(
 
 
 @template("compute", "edge", nogil=True)
-def push_async_data(offsets, indices, weights, weighted, worklist, value, buffer, message, degree, queued, params, monoid):  # pragma: no cover - numba
+def push_async_data(offsets, indices, weights, weighted, worklist, value, buffer, message, degree, queued, ring, params,
+                    monoid):  # pragma: no cover - numba
     """Drain one FIFO worklist: a vertex computes when it leaves the queue and pushes at once (updates visible
     immediately). Returns (vertices computed, edges pushed)."""
-    ring, tail = fifo_start(worklist, queued, value.shape[0])
+    tail = fifo_start(worklist, queued, ring)
     head = 0
     computed = 0
     pushed = 0

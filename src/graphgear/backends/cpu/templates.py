@@ -16,9 +16,9 @@ does not cache.
 
 Each specialisation is a cache entry of its own, named ``<template>__<functors>_<digest>``. numba checks only the
 template's own source file before it loads an entry; the digest covers the rest: the qualified names of the
-functors and the sources of every file the template and the functors reach (their modules, and those of the numba
-functions and intrinsics they call, followed recursively), and the values of the constants they read (numba freezes
-global constants into the code). An edited functor thus compiles anew, and a stale entry is never loaded.
+functors, numba's options (parallel, _nrt, ...: its cache key holds none of them), the sources of every file the
+template and the functors reach (their modules, and those of the numba functions and intrinsics they call, followed
+recursively), and the values of the constants they read (numba freezes global constants into the code). An edited functor thus compiles anew, and a stale entry is never loaded.
 
 A functor that cannot be named from a source file (a closure, whose cells the digest would miss, or one made in an
 interactive session) gets an in-process specialisation that numba does not cache, as before; so does every
@@ -76,7 +76,7 @@ class KernelTemplate:
             helper = bound.get(name)
             if isinstance(helper, KernelTemplate):
                 bound[name] = helper[tuple(by_slot[s] for s in helper.slots)]
-        digest = _digest(self.py_func, functors)
+        digest = _digest(self.py_func, functors, self.options)
         names = "__".join(getattr(f, "__name__", "f") for f in functors)[:120]
         code = self.py_func
         fn = types.FunctionType(code.__code__, bound, code.__name__, code.__defaults__, code.__closure__)
@@ -91,7 +91,13 @@ class KernelTemplate:
 
 def template(*slots: str, **options: Any) -> Callable[[Callable[..., Any]], KernelTemplate]:
     """Decorator: a kernel template whose body calls the functors named `slots`; `options` are numba.njit's
-    (parallel, nogil, ...). ``@template()`` with no slots: a kernel cached on disk, made on first call."""
+    (parallel, nogil, ...). ``@template()`` with no slots: a kernel cached on disk, made on first call.
+
+    Kernels are compiled without reference counting (``_nrt=False``) unless `options` say otherwise: a kernel hands
+    its state tuple to a functor on every edge, and with reference counting each hand-over increments and decrements
+    every array's counter (atomically, from every thread). Such a kernel may not allocate, so its callers pass it its
+    scratch arrays (a FIFO ring, flags) and it has no parallel reductions (numba allocates their partial results)."""
+    options.setdefault("_nrt", False)
 
     def wrap(py_func: Callable[..., Any]) -> KernelTemplate:
         names = _names(py_func.__code__)
@@ -113,10 +119,11 @@ def is_cached(kernel: Any) -> bool:
 # ------------------------------------------------------------------------------------------------------- digest
 
 
-def _digest(template_func: Callable[..., Any], functors: tuple[Any, ...]) -> str:
-    """What a specialisation's cache entry depends on beyond the template's file (see the module notes); "" when a
-    functor cannot be named from source files (the specialisation is then not cached)."""
-    h = hashlib.sha256()
+def _digest(template_func: Callable[..., Any], functors: tuple[Any, ...], options: dict[str, Any]) -> str:
+    """What a specialisation's cache entry depends on beyond the template's file (see the module notes), numba's
+    options included (its cache key holds none of them); "" when a functor cannot be named from source files (the
+    specialisation is then not cached)."""
+    h = hashlib.sha256(repr(sorted(options.items())).encode())
     files: set[str] = set()
     seen: set[int] = set()
     _reach(template_func, files, h, seen)
