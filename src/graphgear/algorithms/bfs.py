@@ -5,24 +5,35 @@ SEP-Graph's vertex-program form (Wang et al., PPoPP'19): the value is the distan
 minimum. Push (top-down) expands the frontier's out-edges; pull (bottom-up) lets every unvisited vertex look for a parent
 among its in-neighbours and stop at the first one found (early exit). The `auto` controller switches between them by
 SEP-Graph Algorithm 2. Predecessors are recovered afterwards by one pull pass (the smallest-id parent at distance - 1).
+
+On a high-diameter graph (SEP-Graph's delta test) the controller runs one async push-dd pass. A backend whose async
+advance drains one FIFO worklist on one thread (the CPU's; engine.controller.fifo_pass) runs that pass as a serial
+BFS: FIFO order from one source is BFS order, so a vertex's first distance is final, and the pass records the BFS
+tree as it goes (`FIFO_VISIT`: every arc from level d - 1 into a vertex of level d offers its tail, the smallest id
+stays), the same tree as the pull pass. Thousands of levels cost no parallel loop each, and no pull pass follows
+(benchmarks/cpu_vs_scipy.py, docs/performance.md).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numba
 import numpy as np
 
 from ..backends import get_backend
+from ..engine.controller import IterationInfo, fifo_pass, make_controller
 from ..engine.strategy import Strategy
-from ..functor import Functor
+from ..engine.trace import Trace
+from ..errors import GraphError
+from ..frontier import Frontier
+from ..functor import Functor, cpu_functor
+from ..graph.graph import described
 from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
-from ..errors import GraphError
-from ..graph.graph import described
 from ..results import BFSResult, Deferred
-from ._common import APPLY_SMALLER, check_choice, check_strategy, predecessors_from_distances, resolve_source
+from ._common import APPLY_SMALLER, check_choice, check_strategy, one_vertex, predecessors_from_distances, resolve_source
 
 
 @numba.njit(nogil=True)
@@ -73,6 +84,26 @@ BFS_WITHIN = VertexProgram(
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
 
 
+@cpu_functor
+def _fifo_visit(u, v, w, state):  # pragma: no cover - numba
+    # state: (dist int64, pred int64, limit int64[1]); one thread drains the FIFO, so plain stores suffice
+    d = state[0][u] + 1
+    if state[0][v] < 0:
+        if d > state[2][0]:  # u lies at the depth limit: it expands nothing
+            return False
+        state[0][v] = d
+        state[1][v] = u
+        return True
+    if state[0][v] == d and u < state[1][v]:  # another parent one level up: the smallest id stays
+        state[1][v] = u
+    return False
+
+
+# Only a backend whose async advance is one FIFO worklist on one thread runs this functor (fifo_pass): it assumes BFS
+# order and plain stores, so it has no CUDA body.
+FIFO_VISIT = Functor("bfs_fifo_visit", _fifo_visit, state=("dist", "pred", "limit"))
+
+
 def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any = "auto", strategy: Any = "auto",
         layout: str = "auto") -> BFSResult:
     """Hop distances and a BFS tree from `source` (a vertex id, or a label of a renumbered graph).
@@ -93,6 +124,12 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
     check_strategy(strategy)
     be = get_backend(backend)
     renumbering, _, note = device_layout(be, graph, layout, auto=be.name == "cuda")
+    if renumbering is None and be.async_advance_order == "fifo":
+        controller = make_controller(strategy, graph, "traversal", monotone=True)
+        info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
+        serial = fifo_pass(controller.choose(info), be.async_advance_order)
+        if serial is not None:
+            return _fifo_bfs(be, graph, s, limit, serial, info, controller.name)
     traversed = graph if renumbering is None else renumbering.graph
     r = s if renumbering is None else int(renumbering.rank[s])
     if limit is None:
@@ -112,6 +149,27 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
         be, be.graph(graph), PULL_PASS, run.checked(value if renumbering is None else renumbering.to_original(value)),
         s, unit_weights=True))
     return BFSResult(distances, pred, trace=run.trace, graph=graph, seconds=Deferred(lambda: run.trace.seconds))
+
+
+def _fifo_bfs(be: Any, graph: Any, s: int, limit: int | None, decision: Any, info: IterationInfo,
+              controller: str) -> BFSResult:
+    """SEP-Graph's async push-dd pass on a FIFO backend: distances and the BFS tree in one serial pass (module notes)."""
+    xp, n = be.xp, graph.num_vertices
+    G = be.graph(graph)
+    start = time.perf_counter()
+    dist = xp.full(n, -1, dtype=np.int64)
+    pred = xp.full(n, -1, dtype=np.int64)
+    dist[s] = 0
+    state = (dist, pred, one_vertex(xp, n if limit is None else limit))
+    be.advance(G, Frontier.from_vertices(one_vertex(xp, s), n), FIFO_VISIT, decision.strategy, state)
+    seconds = time.perf_counter() - start
+    trace = Trace(algorithm="bfs", backend=be.name,
+                  controller=controller + ("" if limit is None else f"; depth limit {limit}"))
+    st = decision.strategy
+    trace.add(strategy=str(st), path=st.path, frontier_vertices=info.frontier_vertices,
+              frontier_edges=info.frontier_edges, edges_processed=info.frontier_edges, seconds=seconds,
+              decision=decision.decision, reason=decision.reason + "; the BFS tree is recorded in the same pass")
+    return BFSResult(dist, pred, trace=trace, graph=graph, seconds=seconds)
 
 
 def check_depth_limit(depth_limit: Any) -> int | None:

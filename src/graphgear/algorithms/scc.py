@@ -43,7 +43,7 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_max
-from ..engine.controller import CONTROLLERS, Controller, IterationInfo, as_pull, make_controller
+from ..engine.controller import CONTROLLERS, Controller, IterationInfo, as_pull, fifo_pass, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..frontier import Frontier
@@ -125,60 +125,86 @@ def _settle(v, state):  # pragma: no cover - numba
     state[S_COLOR][v] = v if state[S_ALIVE][v] != 0 else -1
 
 
-@numba.njit(inline="always", nogil=True)
-def _tarjan_discover(w, depth, counter, top, offsets, index, low, on_stack, stack, calls, position):  # pragma: no cover
-    """Tarjan's first visit of w: its index and low link, onto the SCC stack and the call stack at `depth`.
-    Returns the next (counter, top)."""
-    index[w] = counter
-    low[w] = counter
-    stack[top] = w
-    on_stack[w] = 1
-    calls[depth] = w
-    position[w] = offsets[w]
-    return counter + 1, top + 1
-
-
 @numba.njit(nogil=True)
 def _tarjan(driver, state):  # pragma: no cover - numba
-    """Tarjan's algorithm, iterative, over the remaining vertices and the arcs between them; each SCC is named by its
-    root (the vertex whose low link equals its index). Runs once, whatever `driver` is."""
-    offsets, indices, alive, label, index, low, on_stack, stack, calls, position = state
-    counter = 0
+    """Tarjan's algorithm in Pearce's form (PEA_FIND_SCC2: one index per vertex, no low-link or on-stack arrays),
+    iterative, over the remaining vertices and the arcs between them. Each SCC is labelled by its smallest vertex, or
+    (whole[0] != 0: every vertex remains) numbered 0..C-1 in order of its smallest vertex. Runs once, whatever
+    `driver` is.
+
+    rindex[v] is v's DFS index while v is open, then the id of its SCC: the ids count down from n - 1, and `index`
+    falls by one for each vertex given an id, so a finished SCC's id exceeds every open vertex's index and needs no
+    on-stack test. `calls`, `position` and `root` hold the DFS path: each path vertex, its next arc, and whether it
+    still roots its SCC; after a child returns, its parent reads that arc again and takes the child's rindex if it is
+    smaller. The stack of finished non-roots names the SCCs' first vertices at the end."""
+    offsets, indices, alive, label, rindex, root, stack, calls, position, whole = state
+    everything = whole[0] != 0
+    n = offsets.shape[0] - 1
+    index = 1
+    c = n - 1
     top = 0
-    for r in range(offsets.shape[0] - 1):
-        if alive[r] == 0 or index[r] != -1:
+    for r in range(n):
+        if not (everything or alive[r] != 0) or rindex[r] != 0:
             continue
-        counter, top = _tarjan_discover(r, 0, counter, top, offsets, index, low, on_stack, stack, calls, position)
-        depth = 1
-        while depth > 0:
-            v = calls[depth - 1]
-            k = position[v]
-            if k < offsets[v + 1]:
-                position[v] = k + 1
+        rindex[r] = index
+        index += 1
+        root[0] = 1
+        calls[0] = r
+        position[0] = offsets[r]
+        depth = 0
+        while depth >= 0:
+            v = calls[depth]
+            k = position[depth]
+            end = offsets[v + 1]
+            low = rindex[v]
+            is_root = root[depth]
+            descended = False
+            while k < end:
                 w = indices[k]
-                if alive[w] == 0:
-                    continue
-                if index[w] == -1:
-                    counter, top = _tarjan_discover(w, depth, counter, top, offsets, index, low, on_stack, stack, calls,
-                                                    position)
-                    depth += 1
-                elif on_stack[w] != 0 and index[w] < low[v]:
-                    low[v] = index[w]
-                continue
-            depth -= 1
-            if depth > 0:
-                parent = calls[depth - 1]
-                if low[v] < low[parent]:
-                    low[parent] = low[v]
-            if low[v] == index[v]:
-                while True:
-                    top -= 1
-                    w = stack[top]
-                    on_stack[w] = 0
-                    label[w] = v
-                    alive[w] = 0
-                    if w == v:
+                if everything or alive[w] != 0:
+                    low_w = rindex[w]
+                    if low_w == 0:  # tree arc: visit w; v goes on from this arc when w is done
+                        position[depth] = k
+                        rindex[v] = low
+                        root[depth] = is_root
+                        depth += 1
+                        calls[depth] = w
+                        position[depth] = offsets[w]
+                        rindex[w] = index
+                        index += 1
+                        root[depth] = 1
+                        descended = True
                         break
+                    if low_w < low:
+                        low = low_w
+                        is_root = 0
+                k += 1
+            if descended:
+                continue
+            if is_root != 0:  # v roots an SCC: v and the stack's vertices above it, by index
+                index -= 1
+                while top > 0 and low <= rindex[stack[top - 1]]:
+                    top -= 1
+                    rindex[stack[top]] = c
+                    index -= 1
+                rindex[v] = c
+                c -= 1
+            else:
+                rindex[v] = low
+                stack[top] = v
+                top += 1
+            depth -= 1
+    first = stack  # empty now: the first vertex (or number) of each SCC id c + 1 .. n - 1
+    first[c + 1:] = -1
+    count = 0
+    for v in range(n):  # name each SCC after its smallest vertex (the first of it in id order), or number them so
+        if everything or alive[v] != 0:
+            if first[rindex[v]] < 0:
+                first[rindex[v]] = count if everything else v
+                count += 1
+            label[v] = first[rindex[v]]
+            if not everything:
+                alive[v] = 0
 
 
 # CUDA bodies: the state arrays are named as in the CPU functors' state tuples (one name per array, in tuple order);
@@ -251,15 +277,19 @@ class _Run:
         n = graph.num_vertices
         self.be, self.graph, self.strategy, self.n = be, graph, strategy, n
         self.G = be.graph(graph)
-        self.R = be.graph(_reverse_view(graph))
         self.alive = xp.ones(n, dtype=np.int8)
-        self.label = xp.full(n, -1, dtype=np.int64)
+        self.label = xp.empty(n, dtype=np.int64)  # every vertex is labelled by one of the steps
+        self.controller = make_controller(strategy, graph, "traversal")
+        self.trace = Trace(algorithm="strongly_connected_components", backend=be.name, controller=self.controller.name)
+
+    def multistep(self) -> None:
+        """The reverse graph and the arrays of Multistep's parallel steps (a whole-graph Tarjan needs none of them)."""
+        xp, n = self.be.xp, self.n
+        self.R = self.be.graph(_reverse_view(self.graph))
         self.color = xp.full(n, -1, dtype=np.int64)
         self.forward = xp.zeros(n, dtype=np.int64)
         self.backward = xp.zeros(n, dtype=np.int64)
         self.same = xp.zeros(n, dtype=np.int64)  # one group: FW-BW and color propagation are not split by color
-        self.trace = Trace(algorithm="strongly_connected_components", backend=be.name,
-                           controller=make_controller(strategy, graph, "traversal").name)
 
     def row(self, st: Strategy, info: IterationInfo, edges: int, seconds: float, decision: str, reason: str,
             phase: str) -> None:
@@ -369,17 +399,20 @@ class _Run:
 
 
     # --------------------------------------------------------------------------------------------------- Tarjan
-    def tarjan(self) -> None:
-        """The remainder by serial Tarjan: one numba task through the CPU backend's for_each_vertex on a one-vertex
-        frontier. Serial work belongs on the host (Slota et al.'s Multistep runs this step on the CPU too): on the GPU
-        backend alive and label come to the host, Tarjan runs over the graph's host CSR, and they go back."""
+    def tarjan(self, why: str, numbered: bool = False) -> None:
+        """The remaining vertices by serial Tarjan: one numba task through the CPU backend's for_each_vertex on a
+        one-vertex frontier. Serial work belongs on the host (Slota et al.'s Multistep runs this step on the CPU too):
+        on the GPU backend alive and label come to the host, Tarjan runs over the graph's host CSR, and they go back.
+        `numbered`: every vertex remains, and Tarjan numbers the SCCs 0..C-1 itself (no canonical_labels pass)."""
         be, n = self.be, self.n
         host = get_backend("cpu")
         left = self.remaining()
         start = time.perf_counter()
         alive, label = be.to_host(self.alive), be.to_host(self.label)  # the CPU backend's own arrays on the CPU
-        scratch = (np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8),
-                   np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
+        ids = np.int32 if n < 2**31 else np.int64  # vertex ids and DFS indices
+        arcs = np.int32 if self.graph.num_arcs < 2**31 else np.int64  # `position`: arc offsets
+        scratch = (np.zeros(n, dtype=ids), np.empty(n, dtype=np.int8), np.empty(n, dtype=ids), np.empty(n, dtype=ids),
+                   np.empty(n, dtype=arcs), np.full(1, numbered, dtype=np.int8))
         one = Frontier.from_vertices(np.zeros(1, dtype=np.int64), n)
         host.for_each_vertex(one, TARJAN, (self.graph.offsets, self.graph.indices, alive, label) + scratch)
         if alive is not self.alive:
@@ -389,8 +422,22 @@ class _Run:
         seconds = time.perf_counter() - start
         st = Strategy(sync="async")
         info = IterationInfo(0, left, 0, n, self.G.num_arcs)
-        self.row(st, info, self.G.num_arcs, seconds, "tarjan",
-                 f"{left:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan", "tarjan")
+        self.row(st, info, self.G.num_arcs, seconds, "tarjan", why, "tarjan")
+
+    def whole_graph_tarjan(self) -> str | None:
+        """Why serial Tarjan should take the whole graph, or None (Multistep's steps run). SEP-Graph's traversal
+        controller runs a high-diameter graph's traversals as one async push-dd pass each; where the backend drains
+        that pass as one FIFO worklist on one thread (engine.controller.fifo_pass), trim and forward-backward would
+        be serial passes over the graph too, and Tarjan's one depth-first pass does all of their work and the rest.
+        TARJAN_CUTOFF 0 (no serial step) keeps Multistep."""
+        if not TARJAN_CUTOFF:
+            return None
+        n, arcs = self.n, self.G.num_arcs
+        serial = fifo_pass(self.controller.choose(IterationInfo(0, n, arcs, n, arcs)), self.be.async_advance_order)
+        if serial is None:
+            return None
+        return (f"{serial.reason}: Tarjan's one depth-first pass finds every SCC, where trim and forward-backward "
+                "would each be a serial pass")
 
 
 def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ComponentsResult:
@@ -401,12 +448,17 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
     if isinstance(strategy, str) and strategy not in CONTROLLERS:
         strategy = Strategy.parse(strategy)
     run = _Run(be, graph, strategy)
-    if graph.num_vertices:
+    whole = run.whole_graph_tarjan() if graph.num_vertices else None
+    if whole is not None:
+        run.tarjan(whole, numbered=True)
+    elif graph.num_vertices:
+        run.multistep()
         run.trim()
         if run.remaining():
             run.forward_backward()
         run.coloring()
-        if run.remaining():
-            run.tarjan()
-    labels = canonical_labels(run.label)
+        left = run.remaining()
+        if left:
+            run.tarjan(f"{left:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan")
+    labels = run.label if whole is not None else canonical_labels(run.label)
     return ComponentsResult(labels, trace=run.trace, graph=graph, seconds=run.trace.seconds)

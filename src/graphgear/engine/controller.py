@@ -41,6 +41,7 @@ __all__ = [
     "make_controller",
     "LOCAL_HOPS",
     "near_far_hops",
+    "fifo_pass",
     "CONTROLLERS",
 ]
 
@@ -238,9 +239,8 @@ class TraversalController(Controller):
     def choose(self, info: IterationInfo) -> Decision:
         if self.sparse:
             ratio = info.num_edges / max(info.num_vertices, 1)
-            hops = f", {self.sparse_pass.hops} levels per grid barrier" if self.sparse_pass.hops > 1 else ""
-            return Decision(self.sparse_pass, "push",
-                            f"{self.prefix}|E|/|V| = {ratio:.2f} < delta {self.delta:g}: one async push-dd pass{hops}")
+            return Decision(self.sparse_pass, "push", f"{self.prefix}|E|/|V| = {ratio:.2f} < delta {self.delta:g}: "
+                            f"one async push-dd pass{_hops_note(self.sparse_pass)}")
         if info.iteration == 0:
             return Decision(self.base, "push", f"{self.prefix}start with push: {info.frontier_vertices:,} active")
         out_a = info.frontier_edges
@@ -264,6 +264,24 @@ class TraversalController(Controller):
                             f"{self.prefix}|A| {info.frontier_vertices:,} < |V|/beta {limit:,.0f}: switch to push")
         return Decision(as_pull(self.base), "pull",
                         f"{self.prefix}|A| {info.frontier_vertices:,} >= |V|/beta {limit:,.0f}: stay pull")
+
+
+def _hops_note(strategy: Strategy) -> str:
+    return f", {strategy.hops} levels per grid barrier" if strategy.hops > 1 else ""
+
+
+def fifo_pass(decision: Decision, async_order: str) -> Decision | None:
+    """SEP-Graph's async push-dd path as a backend runs it whose async advance drains one FIFO worklist on one thread
+    (``async_advance_order == "fifo"``: the CPU backend): the decision as it runs there (FIFO order from one source
+    is BFS order, so hops=1: no block-local hops to take), or None for any other decision or backend. On such a
+    backend a traversal can finish its whole work inside that one serial pass: BFS records its tree as it goes, and
+    SCC runs one depth-first search (Tarjan) instead of Multistep's trim and forward-backward traversals."""
+    s = decision.strategy
+    if async_order != "fifo" or (s.sync, s.direction, s.drive) != ("async", "push", "data"):
+        return None
+    reason = decision.reason.removesuffix(_hops_note(s))
+    return Decision(s.with_(hops=1), decision.decision,
+                    f"{reason}: one FIFO worklist on one thread (this backend's async order)")
 
 
 # ------------------------------------------------------------------------------------------ SEP-Graph Algorithm 1
