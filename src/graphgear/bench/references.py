@@ -1,5 +1,13 @@
-"""Reference implementations the benchmarks compare against (SciPy, NetworkX; igraph where installed), and the
-agreement checks: exact for distances and partitions, to tolerance for PageRank and betweenness."""
+"""Reference implementations the benchmarks compare against, and the agreement checks: exact for distances and
+partitions, to tolerance for PageRank and betweenness.
+
+The fastest reference that has the algorithm, named in each row: SciPy's csgraph for BFS (breadth_first_order),
+SSSP (dijkstra), CC and SCC (connected_components), and for PageRank a SciPy sparse power iteration of networkx's
+definition (networkx.pagerank's own scipy code path: the same iterate, stopping rule and dangling vertices, without
+building a networkx graph); igraph as a second reference where it is installed; NetworkX only where nothing faster
+has the algorithm (betweenness with sampled sources, whose sampling graphgear follows); color propagation against a
+NumPy fixpoint. Each reference is timed as graphgear is (`time_runs`), but NetworkX once (it takes seconds to minutes).
+"""
 
 from __future__ import annotations
 
@@ -9,17 +17,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Reference", "references", "agreement", "BC_SAMPLES"]
+__all__ = ["Reference", "references", "agreement", "BC_SAMPLES", "pagerank_power", "tree_depths"]
 
 BC_SAMPLES = 8  # betweenness in the smoke suite samples this many sources (seeded), networkx samples the same ones
 
 
 @dataclass(frozen=True)
 class Reference:
-    """A reference library's run of the same computation: name, a callable returning per-vertex output."""
+    """A reference library's run of the same computation: name (library and function), a callable returning
+    per-vertex output, and whether it is slow enough to time once (NetworkX)."""
 
     name: str
     run: Callable[[], Any]
+    slow: bool = False
 
 
 def _nx(graph: Any) -> Any:
@@ -33,29 +43,31 @@ def references(algorithm: str, graph: Any, source: int) -> list[Reference]:
     matrix = graph.to_scipy()
     refs: list[Reference] = []
     if algorithm == "bfs":
-        refs.append(Reference("scipy", lambda: csgraph.shortest_path(matrix, indices=source, unweighted=True)))
+        refs.append(Reference("scipy breadth_first_order", lambda: tree_depths(
+            *csgraph.breadth_first_order(matrix, source, directed=graph.directed, return_predecessors=True))))
     elif algorithm == "sssp":
         if graph.weighted:
-            refs.append(Reference("scipy", lambda: csgraph.dijkstra(matrix, indices=source)))
+            refs.append(Reference("scipy dijkstra", lambda: csgraph.dijkstra(matrix, indices=source)))
         else:
-            refs.append(Reference("scipy", lambda: csgraph.shortest_path(matrix, indices=source, unweighted=True)))
+            refs.append(Reference("scipy shortest_path (unweighted)",
+                                  lambda: csgraph.shortest_path(matrix, indices=source, unweighted=True)))
     elif algorithm == "cc":
-        refs.append(Reference("scipy", lambda: csgraph.connected_components(matrix, graph.directed, "weak")[1]))
+        refs.append(Reference("scipy connected_components (weak)",
+                              lambda: csgraph.connected_components(matrix, graph.directed, "weak")[1]))
     elif algorithm == "scc":
-        refs.append(Reference("scipy", lambda: csgraph.connected_components(matrix, True, "strong")[1]))
+        refs.append(Reference("scipy connected_components (strong)",
+                              lambda: csgraph.connected_components(matrix, True, "strong")[1]))
     elif algorithm == "pagerank":
-        import networkx as nx
-
-        nxg = _nx(graph)
-        refs.append(Reference("networkx", lambda: np.array(list(nx.pagerank(nxg).values()))))
+        refs.append(Reference("scipy power iteration (networkx.pagerank)", lambda: pagerank_power(matrix)))
     elif algorithm == "bc":
         import networkx as nx
 
         nxg = _nx(graph)
         k = min(BC_SAMPLES, graph.num_vertices)
-        refs.append(Reference("networkx", lambda: np.array(list(nx.betweenness_centrality(nxg, k=k, seed=0).values()))))
+        refs.append(Reference("networkx betweenness_centrality", slow=True, run=lambda: np.array(
+            list(nx.betweenness_centrality(nxg, k=k, seed=0).values()))))
     elif algorithm == "color":
-        refs.append(Reference("numpy", lambda: _max_label_fixpoint(graph)))
+        refs.append(Reference("numpy max-label fixpoint", lambda: _max_label_fixpoint(graph)))
     try:  # igraph, where installed
         import igraph  # noqa: F401
 
@@ -63,6 +75,47 @@ def references(algorithm: str, graph: Any, source: int) -> list[Reference]:
     except ImportError:
         pass
     return refs
+
+
+def tree_depths(order: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """Hop distances (inf where unreached) from a BFS tree as SciPy's breadth_first_order returns it (the visiting
+    order and each vertex's parent, -9999 for none), by pointer jumping: log(depth) vectorised rounds."""
+    n = pred.shape[0]
+    parent = np.where(pred >= 0, pred, -1).astype(np.int64)
+    depth = (parent >= 0).astype(np.int64)
+    jump = parent.copy()
+    while True:
+        up = np.flatnonzero(jump >= 0)
+        if up.size == 0:
+            break
+        depth[up], jump[up] = depth[up] + depth[jump[up]], jump[jump[up]]
+    out = np.full(n, np.inf)
+    out[order] = depth[order]
+    return out
+
+
+def pagerank_power(matrix: Any, alpha: float = 0.85, max_iter: int = 100, tol: float = 1.0e-6) -> np.ndarray:
+    """networkx.pagerank (its scipy code path, networkx 3) on a SciPy CSR matrix of arc weights: the power iteration
+    x = alpha (x A_rownormalised + x[dangling].sum() / N) + (1 - alpha) / N from the uniform vector, until the L1
+    change is below N * tol."""
+    import scipy.sparse as sp
+
+    n = matrix.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    a = sp.csr_array(matrix, dtype=np.float64)
+    out_weight = np.asarray(a.sum(axis=1)).ravel()
+    scale = np.divide(1.0, out_weight, out=np.zeros(n), where=out_weight != 0)
+    a = sp.csr_array(sp.diags_array(scale) @ a)
+    dangling = np.flatnonzero(out_weight == 0)
+    p = np.full(n, 1.0 / n)
+    x = p.copy()
+    for _ in range(max_iter):
+        last = x
+        x = alpha * (x @ a + last[dangling].sum() * p) + (1 - alpha) * p
+        if np.abs(x - last).sum() < n * tol:
+            return x
+    return x
 
 
 def _max_label_fixpoint(graph: Any) -> np.ndarray:
@@ -85,11 +138,13 @@ def _igraph_references(algorithm: str, graph: Any, source: int) -> list[Referenc
     edges = list(zip(rows.tolist(), graph.indices.tolist()))
     ig = igraph.Graph(n=graph.num_vertices, edges=edges, directed=True)
     if algorithm == "bfs":
-        return [Reference("igraph", lambda: np.array(ig.distances(source=source, mode="out")[0], dtype=float))]
+        return [Reference("igraph distances", lambda: np.array(ig.distances(source=source, mode="out")[0], dtype=float))]
     if algorithm == "cc":
-        return [Reference("igraph", lambda: np.array(ig.connected_components(mode="weak").membership))]
+        return [Reference("igraph connected_components (weak)",
+                          lambda: np.array(ig.connected_components(mode="weak").membership))]
     if algorithm == "scc":
-        return [Reference("igraph", lambda: np.array(ig.connected_components(mode="strong").membership))]
+        return [Reference("igraph connected_components (strong)",
+                          lambda: np.array(ig.connected_components(mode="strong").membership))]
     return []
 
 

@@ -1,8 +1,10 @@
 """Benchmark suites: which algorithms run on which graphs, and the runner that times them against references.
 
 ``smoke`` runs every algorithm on small generated graphs (Kronecker, R-MAT, grid, random geometric, Erdős–Rényi) and on
-the real graphs of ``shared/graphs`` when present, with graphgear and the references side by side. Times are medians
-of `repeat` runs after a warm-up run (JIT compilation); MTEPS as in metrics.py.
+the real graphs of ``shared/graphs`` when present, with graphgear and the references side by side (references.py:
+SciPy wherever it has the algorithm, igraph where installed, NetworkX only for betweenness; each row names its
+reference). graphgear's times are medians of `repeat` runs after a warm-up run (numba loads or compiles its
+kernels), the references' medians of `repeat` runs (NetworkX: one); MTEPS as in metrics.py.
 """
 
 from __future__ import annotations
@@ -83,13 +85,14 @@ def default_source(graph: Any) -> int:
 
 
 def run_algorithm(algorithm: str, graph: Any, source: int, backend: str, strategy: Any) -> Any:
-    """Run one algorithm of the public API the way the benchmarks and `graphgear run` do."""
+    """Run one algorithm of the public API the way the benchmarks do; `source` is an internal vertex index (passed to
+    the API as the graph's label of it, as the references take the index)."""
     from .. import api
 
-    if algorithm == "bfs":
-        return api.bfs(graph, source, backend=backend, strategy=strategy)
-    if algorithm == "sssp":
-        return api.sssp(graph, source, backend=backend, strategy=strategy)
+    if algorithm in ("bfs", "sssp"):
+        label = graph.vertex_labels(source).item()
+        run = api.bfs if algorithm == "bfs" else api.sssp
+        return run(graph, label, backend=backend, strategy=strategy)
     if algorithm == "pagerank":
         return api.pagerank(graph, backend=backend, strategy=strategy)
     if algorithm == "cc":
@@ -118,8 +121,8 @@ def run_case(case: Case, graphs: dict[str, Any], *, backend: str = "cpu", strate
     except Exception as exc:  # a failing case is reported in the table, the suite goes on
         return CaseResult(case, graph.num_vertices, graph.num_edges, float("nan"), float("nan"), error=f"{type(exc).__name__}: {exc}")
     out = CaseResult(case, graph.num_vertices, graph.num_edges, seconds, mteps(case.algorithm, graph.num_edges, seconds, sources))
-    for ref in references(case.algorithm, graph, source):
-        ref_seconds, expected, _ = time_runs(ref.run, repeat=1, warmup=0)
+    for ref in references(case.algorithm, graph, source):  # timed as graphgear is; NetworkX once (it is slow)
+        ref_seconds, expected, _ = time_runs(ref.run, repeat=1 if ref.slow else repeat, warmup=0)
         out.reference_times[ref.name] = ref_seconds
         out.agreement[ref.name] = agreement(case.algorithm, result, expected)
     return out

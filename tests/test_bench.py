@@ -1,0 +1,91 @@
+"""The smoke benchmark (bench/suites.py, bench/references.py): every case of the suite runs on tiny graphs and agrees
+with its references, each row names the reference it used (SciPy where SciPy has the algorithm, NetworkX only for
+betweenness), and the SciPy-side helpers agree with what they stand for (networkx.pagerank, BFS distances)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from scipy.sparse import csgraph
+
+import graphgear as gg
+from graphgear.bench import suites
+from graphgear.bench.references import pagerank_power, references, tree_depths
+
+TINY = ("kron:7", "rmat:7:8", "grid:12:12:0.9", "rgg:7", "er:200:4")
+EXPECTED = {  # the first reference of each algorithm: the fastest library that has it
+    "bfs": "scipy breadth_first_order",
+    "sssp": "scipy dijkstra",
+    "pagerank": "scipy power iteration (networkx.pagerank)",
+    "cc": "scipy connected_components (weak)",
+    "scc": "scipy connected_components (strong)",
+    "bc": "networkx betweenness_centrality",
+    "color": "numpy max-label fixpoint",
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_results():
+    """Every smoke case on the tiny graphs (no real graphs), graphgear and references timed once each."""
+    saved = suites.SMOKE_GENERATED
+    suites.SMOKE_GENERATED = TINY
+    try:
+        cases = suites.smoke_suite(None)
+    finally:
+        suites.SMOKE_GENERATED = saved
+    graphs: dict = {}
+    return cases, [suites.run_case(case, graphs, backend="cpu", repeat=1) for case in cases]
+
+
+def test_smoke_suite_covers_every_algorithm_and_graph(tiny_results):
+    cases, _ = tiny_results
+    assert {c.algorithm for c in cases} == set(suites.ALL_ALGORITHMS)
+    assert len(cases) == len(suites.ALL_ALGORITHMS) * len(TINY)
+    assert all(c.graph.endswith(":w") for c in cases if c.algorithm == "sssp")  # weighted generator specs
+
+
+def test_smoke_cases_agree_with_their_references(tiny_results):
+    _, results = tiny_results
+    for r in results:
+        assert not r.error, f"{r.case}: {r.error}"
+        assert r.agreement and all(ok for ok, _ in r.agreement.values()), f"{r.case}: {r.agreement}"
+        assert r.seconds > 0 and all(t > 0 for t in r.reference_times.values())
+
+
+def test_each_row_names_its_reference(tiny_results):
+    _, results = tiny_results
+    for r in results:
+        assert next(iter(r.reference_times)) == EXPECTED[r.case.algorithm], r.case
+        if r.case.algorithm != "bc":  # NetworkX only where nothing faster has the algorithm
+            assert not any(name.startswith("networkx") for name in r.reference_times), r.case
+
+
+def test_unweighted_sssp_reference_and_renumbered_sources():
+    """An unweighted graph's SSSP compares with SciPy's unweighted shortest paths; a graph whose ids were renumbered
+    (labels) gets its source as a label, the references as an index, and they agree."""
+    g = gg.Graph.from_edges(np.array([10, 20, 30, 20]), np.array([20, 30, 40, 40]), renumber=True)
+    assert g.vertex_ids is not None
+    for algorithm in ("bfs", "sssp"):
+        r = suites.run_case(suites.Case(algorithm, "labelled"), {"labelled": g}, backend="cpu", repeat=1)
+        assert all(ok for ok, _ in r.agreement.values()), r.agreement
+    assert [ref.name for ref in references("sssp", g, 0)][0] == "scipy shortest_path (unweighted)"
+
+
+def test_pagerank_power_is_networkx_pagerank():
+    """The SciPy power iteration is networkx.pagerank's definition: dangling vertices, weights, directed graphs."""
+    g = gg.load("rmat:8:4:w")
+    ours = pagerank_power(g.to_scipy())
+    theirs = nx.pagerank(g.to_networkx())
+    assert np.abs(ours - np.array([theirs[v] for v in range(g.num_vertices)])).sum() < 1e-9
+    assert pagerank_power(gg.Graph.from_edges([], [], num_vertices=0).to_scipy()).size == 0
+
+
+def test_tree_depths_are_bfs_distances():
+    for spec in ("grid:9:9:0.6", "rmat:7:4"):
+        g = gg.load(spec)
+        m = g.to_scipy()
+        s = int(np.argmax(g.out_degree()))
+        order, pred = csgraph.breadth_first_order(m, s, directed=g.directed, return_predecessors=True)
+        expected = csgraph.shortest_path(m, indices=s, unweighted=True, directed=g.directed)
+        np.testing.assert_array_equal(tree_depths(order, pred), expected)
