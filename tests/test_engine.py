@@ -22,6 +22,7 @@ from graphgear.engine.controller import (
     IterativeController,
     TraversalController,
     configuration_table,
+    fifo_pass,
     hop_friendly,
     make_controller,
     near_far_hops,
@@ -156,6 +157,25 @@ def test_sparse_pass_with_hops():
     assert other.strategy.hops == 1 and other.strategy.lookup == "bitmask"
     dense = TraversalController(base, 1000, 30000, hops=LOCAL_HOPS).choose(info(0, 1, 30, m=30000))
     assert dense.strategy.hops == 1
+
+
+def test_fifo_pass_is_the_sparse_pass_on_a_fifo_backend():
+    """SEP-Graph's async push-dd pass where the backend drains async worklists as one FIFO on one thread: level by
+    level in FIFO order (hops 1, the GPU's hops note dropped from the reason), and only that decision, only there."""
+    base = Strategy(balance="vertex_group", group_size=4)
+    sparse = TraversalController(base, 1000, 3000, hops=LOCAL_HOPS).choose(info(0, 1, 3, m=3000))
+    serial = fifo_pass(sparse, "fifo")
+    assert serial.strategy == sparse.strategy.with_(hops=1) and serial.strategy.path == "async-push-dd"
+    assert "levels per grid barrier" not in serial.reason and "one FIFO worklist on one thread" in serial.reason
+    assert serial.reason.startswith("|E|/|V| = 3.00 < delta 5: one async push-dd pass")
+    assert fifo_pass(sparse, "levels") is None  # the GPU's async advance runs level by level in parallel
+    dense = TraversalController(base, 1000, 30000).choose(info(0, 1, 30, m=30000))
+    assert fifo_pass(dense, "fifo") is None
+    fixed = FixedController(Strategy.parse("sync=async")).choose(info(0, 1, 30, m=30000))
+    assert fifo_pass(fixed, "fifo").reason == "fixed by the caller: one FIFO worklist on one thread (this backend's " \
+                                               "async order)"
+    assert fifo_pass(FixedController(Strategy.parse("sync=async,direction=pull")).choose(info(0, 1, 3)), "fifo") is None
+    assert get_backend("cpu").async_advance_order == "fifo"
 
 
 @pytest.mark.parametrize("spec,takes", [("grid:30:30", True), ("rgg:12", True), ("er:4000:20", True), ("rmat:12:8", False),

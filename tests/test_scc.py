@@ -175,3 +175,41 @@ def test_labels_to_pandas():
     g = gg.Graph.from_edges(["x", "y", "z"], ["y", "x", "x"])
     df = gg.strongly_connected_components(g, backend="cpu").to_pandas()
     assert df.set_index("vertex")["labels"].to_dict() == {"x": 0, "y": 0, "z": 1}
+
+
+@pytest.mark.parametrize("spec", ["grid:30:30:0.7", "rmat:10:2", "er:2000:2"])
+def test_high_diameter_graphs_run_tarjan_on_the_whole_graph(spec):
+    """|E|/|V| < delta: SEP-Graph's traversal controller runs one async push-dd pass, which the CPU drains as one
+    FIFO worklist; one depth-first pass (Tarjan, Pearce's form) then replaces trim and forward-backward."""
+    g = gg.load(spec)
+    assert g.num_arcs / g.num_vertices < 5
+    r = gg.strongly_connected_components(g, backend="cpu")
+    check(g, r)
+    assert [row.phase for row in r.trace] == ["tarjan"]
+    reason = r.trace.rows[0].reason
+    assert "< delta 5" in reason and "one FIFO worklist on one thread" in reason and "depth-first" in reason
+
+
+def test_multistep_where_the_pass_is_not_serial():
+    """A level-synchronous strategy, or TARJAN_CUTOFF 0 (no serial step), keeps Multistep on a sparse graph."""
+    g = gg.load("grid:30:30:0.7")
+    r = gg.strongly_connected_components(g, backend="cpu", strategy="sync=sync,direction=push")
+    check(g, r)
+    assert [row.phase for row in r.trace][:1] == ["trim"] and "fw-bw" in {row.phase for row in r.trace}
+    with coloring_to_the_end():
+        r = gg.strongly_connected_components(g, backend="cpu")
+    check(g, r)
+    assert "tarjan" not in {row.phase for row in r.trace}
+
+
+def test_tarjan_is_iterative_on_long_paths():
+    """A path and a cycle of 300,000 vertices: the depth-first search is 300,000 deep (no recursion)."""
+    n = 300_000
+    path = gg.Graph.from_edges(np.arange(n - 1), np.arange(1, n), num_vertices=n)
+    r = gg.strongly_connected_components(path, backend="cpu")
+    assert r.num_components == n and r.labels.tolist()[:3] == [0, 1, 2] and r.trace.rows[0].phase == "tarjan"
+    cycle = gg.Graph.from_edges(np.arange(n), (np.arange(n) + 1) % n, num_vertices=n)
+    r = gg.strongly_connected_components(cycle, backend="cpu")
+    assert r.num_components == 1 and r.trace.rows[0].phase == "tarjan"
+    reverse = gg.Graph.from_edges(np.arange(1, n), np.arange(n - 1), num_vertices=n)  # arcs against the id order
+    check(reverse, gg.strongly_connected_components(reverse, backend="cpu"))
