@@ -20,6 +20,11 @@ from ...functor import cpu_function
 from . import operators as ops
 from . import programs as prog
 
+def _ids(n: int) -> type:
+    """The narrowest integer type for vertex ids of a graph of n vertices (FIFO rings: less memory to stream)."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 @dataclass
 class CpuGraph:
     """The arrays the CPU kernels read, cached on the Graph (``g.device_cache["cpu"]``)."""
@@ -107,7 +112,7 @@ class CpuBackend:
         n = G.num_vertices
         if strategy.sync == "async":
             queued = np.zeros(n, dtype=np.int8)
-            ring = np.empty(n + 1, dtype=np.int64)
+            ring = np.empty(n + 1, dtype=_ids(n))
             ops.advance_async[f](G.offsets, G.indices, G.weights, G.weighted, frontier.vertices(), state, queued, ring)
             return Frontier.empty(n)
         if strategy.drive == "topology" or frontier.is_dense:
@@ -280,6 +285,6 @@ class CpuBackend:
             return (Frontier.all_vertices(n) if senders else Frontier.empty(n)), int(pushed)
         _, pushed = prog.push_async_data[s.compute, s.edge](
             G.offsets, G.indices, G.weights, G.weighted, worklist.vertices(), s.value, s.buffer, s.message,
-            G.out_degree, s.queued, np.empty(n + 1, dtype=np.int64), s.params, s.monoid,
+            G.out_degree, s.queued, np.empty(n + 1, dtype=_ids(n)), s.params, s.monoid,
         )
         return Frontier.empty(n), int(pushed)
