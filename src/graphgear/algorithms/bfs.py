@@ -33,7 +33,8 @@ from ..graph.graph import described
 from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
 from ..results import BFSResult, Deferred
-from ._common import APPLY_SMALLER, check_choice, check_strategy, one_vertex, predecessors_from_distances, resolve_source
+from ._common import (APPLY_SMALLER, check_choice, check_strategy, one_vertex, predecessors_from_distances,
+                      resolve_source)
 
 
 @numba.njit(nogil=True)
@@ -153,7 +154,8 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
 
 def _fifo_bfs(be: Any, graph: Any, s: int, limit: int | None, decision: Any, info: IterationInfo,
               controller: str) -> BFSResult:
-    """SEP-Graph's async push-dd pass on a FIFO backend: distances and the BFS tree in one serial pass (module notes)."""
+    """SEP-Graph's async push-dd pass on a FIFO backend: distances and the BFS tree in one serial pass (module
+    notes)."""
     xp, n = be.xp, graph.num_vertices
     G = be.graph(graph)
     start = time.perf_counter()

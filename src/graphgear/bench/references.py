@@ -138,7 +138,8 @@ def _igraph_references(algorithm: str, graph: Any, source: int) -> list[Referenc
     edges = list(zip(rows.tolist(), graph.indices.tolist()))
     ig = igraph.Graph(n=graph.num_vertices, edges=edges, directed=True)
     if algorithm == "bfs":
-        return [Reference("igraph distances", lambda: np.array(ig.distances(source=source, mode="out")[0], dtype=float))]
+        return [Reference("igraph distances",
+                          lambda: np.array(ig.distances(source=source, mode="out")[0], dtype=float))]
     if algorithm == "cc":
         return [Reference("igraph connected_components (weak)",
                           lambda: np.array(ig.connected_components(mode="weak").membership))]

@@ -67,7 +67,8 @@ def fifo_push(ring, tail, v, queued):  # pragma: no cover - numba
 # Not inlined: inside a prange with a reduction, numba 0.68.0's parfor pass failed on this loop's conditional reads
 # ("unexpected cycle in lookup()", numba issue #10132); a call keeps the loop outside the parfor.
 @template("functor", nogil=True)
-def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask, sweep):  # pragma: no cover
+def _pull_scan(v, t_offsets, t_indices, t_weights, weighted, active, all_active, state, next_mask,
+               sweep):  # pragma: no cover - numba
     """Scan v's in-edges from active sources (in a sweep, sources activated earlier in it count); returns edges scanned."""
     scanned = 0
     for k in range(t_offsets[v], t_offsets[v + 1]):
@@ -189,7 +190,8 @@ def vertex_values(vertices, listed, count, state, values):  # pragma: no cover
 
 
 @template("map_fn", parallel=True, nogil=True)
-def neighbor_reduce(offsets, indices, weights, weighted, state, monoid, identity, vertices, listed, out):  # pragma: no cover
+def neighbor_reduce(offsets, indices, weights, weighted, state, monoid, identity, vertices, listed,
+                    out):  # pragma: no cover - numba
     """out[v] = reduce over v's neighbours u (a row of the given CSR/CSC) of map_fn(v, u, w, state); monoid 0 = min,
     1 = max, 2 = sum. A row per thread; every row, or only the rows of `vertices` when `listed`."""
     count = vertices.shape[0] if listed else offsets.shape[0] - 1

@@ -90,7 +90,9 @@ def compute_all(value, buffer, message, degree, send, params):  # pragma: no cov
 
 
 @template("edge", parallel=True, nogil=True)
-def push_sync(offsets, indices, weights, weighted, senders, message, buffer, bits, touched, out, counter, params, monoid):  # pragma: no cover - numba
+def push_sync(
+    offsets, indices, weights, weighted, senders, message, buffer, bits, touched, out, counter, params, monoid
+):  # pragma: no cover - numba
     """Every sender pushes edge(message, w) to its out-neighbours; each changed neighbour is appended once to out."""
     for i in numba.prange(senders.shape[0]):
         u = senders[i]
@@ -161,7 +163,9 @@ def push_async_data(offsets, indices, weights, weighted, worklist, value, buffer
 
 
 @template("compute", "edge", nogil=True)
-def push_async_topology(offsets, indices, weights, weighted, value, buffer, message, degree, params, monoid):  # pragma: no cover
+def push_async_topology(
+    offsets, indices, weights, weighted, value, buffer, message, degree, params, monoid
+):  # pragma: no cover - numba
     """One Gauss-Seidel sweep: every vertex in id order computes and pushes at once. Returns (senders, edges)."""
     senders = 0
     pushed = 0

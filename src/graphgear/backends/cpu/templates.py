@@ -18,7 +18,8 @@ Each specialisation is a cache entry of its own, named ``<template>__<functors>_
 template's own source file before it loads an entry; the digest covers the rest: the qualified names of the
 functors, numba's options (parallel, _nrt, ...: its cache key holds none of them), the sources of every file the
 template and the functors reach (their modules, and those of the numba functions and intrinsics they call, followed
-recursively), and the values of the constants they read (numba freezes global constants into the code). An edited functor thus compiles anew, and a stale entry is never loaded.
+recursively), and the values of the constants they read (numba freezes global constants into the code). An edited
+functor thus compiles anew, and a stale entry is never loaded.
 
 A functor that cannot be named from a source file (a closure, whose cells the digest would miss, or one made in an
 interactive session) gets an in-process specialisation that numba does not cache, as before; so does every
