@@ -201,3 +201,18 @@ def test_depth_limit_none_and_bad_values():
     for bad in (-1, 1.5, True, "2"):
         with pytest.raises(GraphError, match="depth_limit must be None or a whole number >= 0"):
             gg.bfs(g, 0, depth_limit=bad, backend="cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", ["kron:12", "grid:40:40:0.8", "rmat:11:8"])
+def test_depth_limit_on_the_gpu(spec):
+    """depth_limit on the GPU: level rounds (kron, rmat) and the label-correcting persistent pass with block-local
+    hops (the grid), where a distance past the limit may arrive first and must be refused, not kept."""
+    g = gg.load(spec)
+    source = int(np.argmax(g.out_degree()))
+    for limit in (0, 1, 3, 7):
+        r = gg.bfs(g, source, depth_limit=limit, backend="cuda")
+        np.testing.assert_array_equal(r.distances, nx_distances(g, source, limit), err_msg=f"{spec} {limit}")
+        dist, pred = r.distances, r.predecessors
+        v = np.flatnonzero(dist > 0)
+        assert np.all(pred[dist <= 0] == -1) and np.all(dist[pred[v]] == dist[v] - 1)
