@@ -17,6 +17,10 @@ import pytest
 
 nx = pytest.importorskip("networkx")
 
+# NetworkX finds the backend through graphgear's installed entry points: a source tree on PYTHONPATH alone has none
+if "graphgear" not in {e.name for e in __import__("importlib.metadata").metadata.entry_points(group="networkx.backends")}:
+    pytest.skip("graphgear is not installed (pip install .): NetworkX sees no graphgear backend", allow_module_level=True)
+
 GG = {"backend": "graphgear"}
 
 

@@ -21,7 +21,7 @@ from ...errors import BackendError, DeviceMemoryError, StrategyError
 from .. import high_diameter
 from ...frontier import Frontier
 from . import runtime as rt
-from . import sources
+from . import sources, warmup
 from .runtime import cupy
 from .sources import ADVANCE_KERNELS, HEAVY_CHUNK, MERGE_PATH_CHUNK
 
@@ -436,6 +436,7 @@ class CudaBackend:
 
     def __init__(self) -> None:
         self.xp = cupy()
+        warmup.start()  # a machine's first process: the built-in kernels compile ahead, in parallel (warmup.py)
         self._utility = rt.KernelTable(rt.compile_module(sources.UTILITY_SOURCE, ()))
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
