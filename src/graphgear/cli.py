@@ -450,13 +450,11 @@ def _write_npy(f: Any, columns: dict[str, np.ndarray]) -> None:
 
 
 def _write_trace_plot(args: argparse.Namespace, result: Any, graph: Any) -> None:
-    from .engine.trace import milliseconds
     from .plot import plot_trace, save_figure
 
     trace = result.trace
     title = (f"{args.algorithm} on {args.graph} ({graph.num_vertices:,} vertices, {graph.num_edges:,} edges): "
-             f"{len(trace):,} iteration{'s' if len(trace) != 1 else ''}, {milliseconds(trace.seconds)} ms on "
-             f"{trace.backend or args.backend}")
+             f"{trace.summary()} on {trace.backend or args.backend}")
     ax = plot_trace(trace, title=title, pyplot=False)
     save_figure(ax.figure, args.plot)
 

@@ -24,7 +24,6 @@ graph; the largest is marked with its share of the vertices).
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import textwrap
@@ -36,8 +35,9 @@ from .errors import FileError
 from .errors import MissingExtraError, optional_module
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine.trace import Trace
     from .graph.graph import Graph
+
+Trace = Any  # an engine.trace.Trace: Trace.plot() calls in here, so this module reads it without importing it
 
 __all__ = [
     "PLOT_FORMATS",
@@ -149,12 +149,8 @@ def plot_trace(trace: Trace, ax: Any = None, *, title: str | None = None, pyplot
 
 
 def _trace_title(trace: Trace) -> str:
-    from .engine.trace import milliseconds
-
     controller = f", {trace.controller} controller" if trace.controller else ""
-    n = len(trace)
-    return (f"{trace.algorithm or 'trace'}: per-iteration trace on {trace.backend or '?'}{controller} "
-            f"({n:,} iteration{'s' if n != 1 else ''}, {milliseconds(trace.seconds)} ms)")
+    return f"{trace.algorithm or 'trace'}: per-iteration trace on {trace.backend or '?'}{controller} ({trace.summary()})"
 
 
 def _switches(rows: list[Any]) -> list[int]:

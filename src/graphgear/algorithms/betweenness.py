@@ -58,6 +58,7 @@ from ..backends.cpu.atomics import atomic_cas, atomic_fadd
 from ..engine.controller import CONTROLLERS, IterationInfo, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
+from .brandes import COEFFICIENT, GATHER, LEVEL_UPDATE
 from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor
@@ -74,7 +75,6 @@ __all__ = ["betweenness_centrality"]
 # unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor 20x slower.
 LEVEL, SIGMA, DEPTH = 0, 1, 2  # forward state: (level, sigma) for push, (level, sigma, depth) for pull
 DELTA = 2  # reverse-order pass: (level, sigma, delta)
-U_ACC, U_SIGMA, HERE, BC, U_ENDPOINT = 0, 1, 2, 3, 4  # LevelUpdate's state
 A_DELTA, A_BC, A_ENDPOINT = 0, 1, 2  # (delta, bc, endpoint) of the final bc += delta
 
 
@@ -111,22 +111,6 @@ def _forward_pull(v, u, w, state):  # pragma: no cover - numba
 
 
 @numba.njit(nogil=True)
-def _coefficient(v, u, w, state):  # pragma: no cover - numba
-    """LevelGather's map: the coefficient of out-neighbour u (coef_below holds level d + 1's coefficients and zeros
-    on every other level a level-d vertex can reach)."""
-    return state[0][u]
-
-
-@numba.njit(nogil=True)
-def _level_update(u, state):  # pragma: no cover - numba
-    """LevelGather's update for u on level d, after acc[u] = sum of its successors' coefficients: delta[u] =
-    sigma[u] * acc[u]; then u's own coefficient (1 + delta) / sigma and bc."""
-    delta = state[U_SIGMA][u] * state[U_ACC][u]
-    state[HERE][u] = (1.0 + delta) / state[U_SIGMA][u]
-    state[BC][u] += delta + state[U_ENDPOINT][0]
-
-
-@numba.njit(nogil=True)
 def _dependency_push(u, v, w, state):  # pragma: no cover - numba
     """Edge u -> v of the reverse-BFS-order pass: a successor v (one level deeper, delta final) adds to delta[u]."""
     if state[LEVEL][v] == state[LEVEL][u] + 1:
@@ -158,15 +142,6 @@ FORWARD_PULL = Functor(
     " return 0;",
     state=("level", "sigma", "depth"),
 )
-# LevelGather = a data-driven neighbor_reduce over the level's out-rows (load-balanced: lanes per row by degree,
-# hub rows in block chunks) + a per-vertex update; one functor looping over a hub's row serially cost 9.3 of 17 ms
-# of a kron:21 single-source BC on an H200.
-COEFFICIENT = Functor("bc_coefficient", _coefficient, "return coef_below[u];", state=("coef_below",))
-LEVEL_UPDATE = Functor(
-    "bc_level_update", _level_update,
-    "const double dep = sigma[v] * acc[v]; coef_here[v] = (1.0 + dep) / sigma[v]; bc[v] += dep + endpoint[0];",
-    state=("acc", "sigma", "coef_here", "bc", "endpoint"),
-)
 # the reverse-order pass runs on a backend whose async advance drains one FIFO worklist in order (the CPU); the GPU
 # runs LevelGather instead (see _single_source). The CUDA bodies are right for a level-by-level use all the same.
 DEPENDENCY_PUSH = Functor(
@@ -176,7 +151,6 @@ DEPENDENCY_PUSH = Functor(
 )
 ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[v] += delta[v] + endpoint[0];",
                          state=("delta", "bc", "endpoint"))
-GATHER = Strategy(direction="pull")  # what LevelGather runs: a data-driven gather over one level
 
 # what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)

@@ -53,7 +53,7 @@ from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.graph import Graph
 from ._common import check_non_negative_weights, one_vertex
-from .betweenness import GATHER, LEVEL_UPDATE
+from .brandes import GATHER, LEVEL_UPDATE
 from .sssp import distances_from
 
 __all__ = ["CUDA_FUNCTORS", "dag_strategy", "dag_view", "weighted_single_source"]

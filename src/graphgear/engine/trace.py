@@ -84,6 +84,11 @@ class Trace:
         self._pending_seconds[:] = pending
         return sum(r.seconds for r in self._rows) + sum(pending)
 
+    def summary(self) -> str:
+        """``"12 iterations, 3.41 ms"``: how titles and summaries name a trace."""
+        n = len(self.rows)
+        return f"{n:,} iteration{'s' if n != 1 else ''}, {milliseconds(self.seconds)} ms"
+
     def decisions(self) -> list[str]:
         """The decision of every iteration, e.g. ["push", "push", "pull", "push"]."""
         return [r.decision for r in self.rows]
@@ -167,7 +172,7 @@ class TraceTable:
         trace, rows = self.trace, self.trace.rows
         title = (f"{trace.algorithm or 'trace'} on {trace.backend or '?'}"
                  + (f" ({trace.controller})" if trace.controller else "")
-                 + f": {len(rows):,} iteration{'s' if len(rows) != 1 else ''}, {milliseconds(trace.seconds)} ms")
+                 + f": {trace.summary()}")
         out = [(line, "bold") for line in textwrap.wrap(title, width, subsequent_indent="  ")]
         if not rows:
             return out
