@@ -12,7 +12,7 @@ from ..graph import Graph
 from . import scan
 from .emit import arcs, format_rows, header_lines
 from .text import (Records, check_ids, check_weights, direction_hint, first_line, header_line, is_count, line_text,
-                   require_csr, scan_message, top_comments)
+                   next_line, require_csr, scan_message, top_comments)
 
 __all__ = ["read_dimacs", "write_dimacs"]
 
@@ -32,8 +32,7 @@ def read_dimacs(path: Path, raw: bytes | bytearray) -> Records:
         raise GraphFormatError(path, first.number, "expected the problem line 'p sp <vertices> <arcs>'", text)
     n, m = int(fields[2]), int(fields[3])
     require_csr(path, raw, n, 0, True, True, (first.number, first.offset), f"the problem line's {n:,} vertices")
-    end = raw.find(b"\n", first.offset)
-    body = len(raw) if end < 0 else end + 1
+    body = next_line(raw, first.offset)
     buf = scan.as_buffer(raw)
     result = scan.scan_edges(buf, body, first.number + 1, scan.MODE_DIMACS, False, 3)
     if isinstance(result, scan.ScanError):

@@ -16,7 +16,7 @@ from ..graph import Graph
 from . import scan
 from .emit import arcs, format_rows, header_lines
 from .text import (Line, Records, check_ids, check_weights, direction_hint, first_line, is_count, is_real, line_text,
-                   require_csr, scan_message, split_fields, top_comments)
+                   next_line, require_csr, scan_message, split_fields, top_comments)
 
 __all__ = ["EdgeListRecords", "read_edgelist", "write_edgelist"]
 
@@ -42,11 +42,6 @@ def _is_comment(text: bytes) -> bool:
     return text[:1] in (b"#", b"%")
 
 
-def _first_line_text(raw: bytes | bytearray) -> bytes:
-    end = raw.find(b"\n")
-    return bytes(raw[: end if end >= 0 else len(raw)])
-
-
 def _count(path: Path, lines: list[Line], pattern: re.Pattern[bytes]) -> tuple[int, Line] | None:
     """The first count statement of a kind in these comment lines (docs/formats.md, "Counts")."""
     for line in lines:
@@ -68,7 +63,7 @@ def _error(path: Path, line: Line, message: str) -> GraphFormatError:
 
 def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:
     """Parse an edge list (see the module notes) into records."""
-    konect = _KONECT.fullmatch(_first_line_text(raw))
+    konect = _KONECT.fullmatch(bytes(raw[: next_line(raw, 0)]).rstrip(b"\n"))
     if konect and konect.group(1) == b"bip":
         raise GraphFormatError(path, 1, "a bipartite KONECT network has two vertex sets; graphgear reads graphs of one",
                                line_text(raw, 0))
@@ -100,7 +95,7 @@ def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:
             raise _error(path, first, "an empty column name in the header row (a CSV written with its index? "
                                       "write it without, e.g. pandas' index=False)")
         header = (first, len(fields))
-        following = first_line(raw, _is_comment, _next_line(raw, first.offset), first.number + 1, cut=b"#%")
+        following = first_line(raw, _is_comment, next_line(raw, first.offset), first.number + 1, cut=b"#%")
         if following is None:
             return _no_edges(path, raw, nodes, edges, directed, "no edges: the file holds only a header row")
         data = following
@@ -149,11 +144,6 @@ def read_edgelist(path: Path, raw: bytes | bytearray) -> Records:
         n = _vertices(path, raw, nodes, src, dst, top, base, bool(konect), locate)
     declared = nodes is not None and top < nodes[0]  # not SNAP's count of the ids that appear (wiki-Vote's)
     return EdgeListRecords(src, dst, weights, n, directed, declared=declared, base=base)
-
-
-def _next_line(raw: bytes | bytearray, offset: int) -> int:
-    end = raw.find(b"\n", offset)
-    return len(raw) if end < 0 else end + 1
 
 
 def _no_edges(path: Path, raw: bytes | bytearray, nodes: tuple[int, Line] | None, edges: tuple[int, Line] | None,

@@ -12,7 +12,8 @@ from ...errors import GraphError, GraphFormatError
 from ..graph import Graph
 from . import scan
 from .emit import format_metis, header_lines, integral
-from .text import Records, check_ids, check_weights, header_line, is_count, line_text, require_csr, scan_message
+from .text import (Records, check_ids, check_weights, header_line, is_count, line_text, next_line, require_csr,
+                   scan_message)
 
 __all__ = ["read_metis", "write_metis"]
 
@@ -35,8 +36,7 @@ def read_metis(path: Path, raw: bytes | bytearray) -> Records:
     vertex_tokens = (1 if fmt[0] == "1" else 0) + (ncon if fmt[1] == "1" else 0)
     edge_weights = fmt[2] == "1"
     require_csr(path, raw, n, 0, False, edge_weights, (first.number, first.offset), f"the header's {n:,} vertices")
-    end = raw.find(b"\n", first.offset)
-    body = len(raw) if end < 0 else end + 1
+    body = next_line(raw, first.offset)
     cap = min(2 * m, (len(raw) - body) // 2 + 1)  # an entry takes two bytes at least: a bogus m allocates nothing
     buf = scan.as_buffer(raw)
     result = scan.scan_metis(buf, body, first.number + 1, n, cap, vertex_tokens, edge_weights)

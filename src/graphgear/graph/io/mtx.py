@@ -18,7 +18,8 @@ from ...errors import FormatWarning, GraphFormatError, warn
 from ..graph import Graph
 from . import scan
 from .emit import arcs, header_lines, integral
-from .text import Records, check_ids, check_weights, first_line, is_count, line_text, require_csr, split_fields
+from .text import (Records, check_ids, check_weights, first_line, is_count, line_text, next_line, require_csr,
+                   split_fields)
 
 __all__ = ["read_mtx", "write_mtx", "BANNER"]
 
@@ -34,8 +35,7 @@ def _is_comment(text: bytes) -> bool:
 
 def read_mtx(path: Path, raw: bytes | bytearray) -> Records:
     """Parse a Matrix Market coordinate file (with or without its banner) into records."""
-    end = raw.find(b"\n")
-    first = bytes(raw[: end if end >= 0 else len(raw)])
+    first = bytes(raw[: next_line(raw, 0)]).rstrip(b"\n")
     if first.lstrip(b" \t\r").lower().startswith(BANNER):
         return _read_with_banner(path, raw, first)
     return _read_without_banner(path, raw)
@@ -59,7 +59,7 @@ def _read_with_banner(path: Path, raw: bytes | bytearray, banner: bytes) -> Reco
         raise GraphFormatError(path, 1, f"unknown Matrix Market field or symmetry; {expected} (field pattern, "
                                "integer or real; symmetry general or symmetric)", text)
     kind = _FIELDS[field]
-    size = first_line(raw, _is_comment, _next(raw, 0), 2)
+    size = first_line(raw, _is_comment, next_line(raw, 0), 2)
     if size is None:
         raise GraphFormatError(path, None, "no size line 'rows cols entries' after the banner")
     size_text = size.text
@@ -76,7 +76,7 @@ def _read_with_banner(path: Path, raw: bytes | bytearray, banner: bytes) -> Reco
     ncols = 3 if weighted else 2
     wkind = scan.WEIGHT_INT if kind == "integer" else scan.WEIGHT_REAL
     columns = ("row index", "column index", f"{kind} value")[:ncols]
-    src, dst, weights, locate = _entries(path, raw, _next(raw, size.offset), size.number + 1, ncols, wkind, columns,
+    src, dst, weights, locate = _entries(path, raw, next_line(raw, size.offset), size.number + 1, ncols, wkind, columns,
                                          f", as the banner's '{kind}' says", "")
     if src.size > nnz:
         err = locate(nnz)
@@ -93,7 +93,7 @@ def _read_without_banner(path: Path, raw: bytes | bytearray) -> Records:
         raise GraphFormatError(path, None, "no entries" + _NO_BANNER)
     fields = split_fields(first.content, False)
     buf = scan.as_buffer(raw)
-    after = _next(raw, first.offset)
+    after = next_line(raw, first.offset)
     rows = None
     if len(fields) == 3 and all(is_count(f) for f in fields) and \
             scan.count_data_lines(buf, after, b"%") == int(fields[2]):
@@ -165,11 +165,6 @@ def _finish(path: Path, raw: bytes | bytearray, src: np.ndarray, dst: np.ndarray
 
     require_csr(path, raw, n, src.size, directed, weights is not None, where, f"{n:,} rows")
     return Records(src, dst, weights, n, directed)
-
-
-def _next(raw: bytes | bytearray, offset: int) -> int:
-    end = raw.find(b"\n", offset)
-    return len(raw) if end < 0 else end + 1
 
 
 def write_mtx(graph: Graph, path: Path) -> bytes:

@@ -15,8 +15,8 @@ from ...errors import GraphFormatError
 from ..build import csr_build_bytes
 from . import scan
 
-__all__ = ["Records", "line_text", "line_at", "first_line", "header_line", "top_comments", "is_real", "is_count",
-           "check_ids", "check_weights", "require_csr", "scan_message", "HINT_BYTES", "FLOAT32_MAX"]
+__all__ = ["Records", "line_text", "line_at", "next_line", "first_line", "header_line", "top_comments", "is_real",
+           "is_count", "check_ids", "check_weights", "require_csr", "scan_message", "HINT_BYTES", "FLOAT32_MAX"]
 
 HINT_BYTES = 1 << 16  # the bytes read to tell a file's format from its content
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -79,6 +79,12 @@ class Line:
     text: str
 
 
+def next_line(raw: bytes | bytearray, offset: int) -> int:
+    """Offset of the line after the one holding `offset` (the text's length after the last line)."""
+    end = raw.find(b"\n", offset)
+    return len(raw) if end < 0 else end + 1
+
+
 def first_line(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], pos: int = 0, number: int = 1,
                cut: bytes = b"") -> Line | None:
     """The first line from `pos` (numbered `number`) that is neither blank nor a comment line; with `cut`, a comment
@@ -88,10 +94,9 @@ def first_line(raw: bytes | bytearray, is_comment: Callable[[bytes], bool], pos:
         end = len(raw) if end < 0 else end
         whole = bytes(raw[pos:end])
         content = whole
-        if cut:
-            stop = min((i for i in (content.find(c) for c in (cut[:1], cut[1:2]) if c) if i >= 0), default=-1)
-            if stop >= 0:
-                content = content[:stop]
+        starts = [i for i in (content.find(bytes([c])) for c in cut) if i >= 0]
+        if starts:
+            content = content[: min(starts)]
         stripped = content.strip(b" \t\r")
         if stripped and not is_comment(stripped):
             return Line(pos, number, content, _text(whole))
