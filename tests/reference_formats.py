@@ -48,7 +48,6 @@ Readings chosen where docs/formats.md leaves room (each a choice to report, not 
 
 from __future__ import annotations
 
-import gzip
 import io
 import re
 import warnings

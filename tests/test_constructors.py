@@ -393,3 +393,9 @@ def test_largest_float32_weight_is_kept():
     big = float(np.finfo(np.float32).max)
     g = Graph(np.array([0, 1, 1]), np.array([1]), np.array([big]))
     assert g.weights.tolist() == [big]
+
+
+def test_graph_refuses_ids_that_int32_would_wrap():
+    """An int64 index past 2^32 must be refused before the cast to int32 storage turns it into a valid id."""
+    with pytest.raises(GraphError, match="indices"):
+        Graph(np.array([0, 1, 1]), np.array([2**32 + 1], dtype=np.int64))

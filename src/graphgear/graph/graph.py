@@ -164,10 +164,11 @@ class Graph:
         num_vertices = offsets.size - 1
         if np.ndim(indices) != 1:
             raise GraphError(f"CSR indices must be a 1-D array, got {shown(indices)}")
-        indices = np.ascontiguousarray(_whole_numbers(indices, "indices"), dtype=index_dtype(num_vertices))
+        indices = _whole_numbers(indices, "indices")
         if indices.shape != (int(offsets[-1]),):
             raise GraphError(f"CSR indices hold {indices.size} arcs but offsets end at {int(offsets[-1])}")
-        check_id_range(indices, num_vertices, "indices")
+        check_id_range(indices, num_vertices, "indices")  # before the cast to int32, which would wrap 2^32 + 1 to 1
+        indices = np.ascontiguousarray(indices, dtype=index_dtype(num_vertices))
         if weights is not None:
             weights = float32_weights(weights)
             if weights.shape != indices.shape:

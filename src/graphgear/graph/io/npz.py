@@ -4,9 +4,9 @@ the CRC-32 of every member recorded.
 Reading never trusts the file: each member's ``.npy`` header (dtype, shape) is read and checked before its data, its
 size is checked against the zip directory and the memory available, no pickles are allowed, and the data is read in
 chunks into an array of the declared size (zipfile verifies each member's CRC-32 as its last byte is read). Then the
-graph itself is validated (`validate_csr`): offsets, id range, rows sorted by target, finite weights, unique labels and
-the symmetry an undirected graph promises. A cache entry (cache.py) is verified by its manifest instead: its source's
-identity and the CRC-32 of every member, recorded when graphgear wrote it.
+graph is checked: `Graph` itself checks offsets, the id range and finite weights, `check_promises` the rest (rows
+sorted by target, unique labels, the symmetry an undirected graph promises). A cache entry (cache.py) is verified by
+its manifest instead: its source's identity and the CRC-32 of every member, recorded when graphgear wrote it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..build import BuildCounts
 from ..graph import Graph
 from .source import open_regular, os_error
 
-__all__ = ["read_npz", "write_npz", "validate_csr", "NpzMembers", "FORMAT_TAG", "VERSION", "MANIFEST"]
+__all__ = ["read_npz", "write_npz", "check_promises", "NpzMembers", "FORMAT_TAG", "VERSION", "MANIFEST"]
 
 FORMAT_TAG = "graphgear-csr"
 VERSION = 1
@@ -200,62 +200,36 @@ def read_npz(path: str | os.PathLike[str], members: NpzMembers | None = None, *,
     finally:
         if own:
             m.close()
-    if validate:
-        try:
-            validate_csr(offsets, indices, weights, directed, labels)
-        except GraphError as exc:
-            raise GraphFormatError(path, None, str(exc)) from None
     try:
-        return Graph(offsets, indices, weights, directed=directed, vertex_ids=labels,
-                     counts=BuildCounts(int(counts[0]), int(counts[1])), name=name)
+        graph = Graph(offsets, indices, weights, directed=directed, vertex_ids=labels,
+                      counts=BuildCounts(int(counts[0]), int(counts[1])), name=name)
+        if validate:
+            check_promises(graph)
     except GraphError as exc:
         raise GraphFormatError(path, None, str(exc)) from None
+    return graph
 
 
 # ------------------------------------------------------------------------------------------------------- validation
 
 
-def validate_csr(offsets: np.ndarray, indices: np.ndarray, weights: np.ndarray | None, directed: bool,
-                 labels: np.ndarray | None) -> None:
-    """Raise GraphError naming the first thing wrong with these CSR arrays (see the module notes)."""
-    if offsets.size == 0 or offsets[0] != 0:
-        raise GraphError("offsets must start at 0")
-    if offsets.dtype.kind == "u" and offsets.size and int(offsets.max()) >= 2**63:
-        raise GraphError("offsets hold a value beyond int64")
-    offsets = offsets.astype(np.int64, copy=False)
-    steps = np.diff(offsets)
-    if (steps < 0).any():
-        u = int(np.argmax(steps < 0))
-        raise GraphError(f"offsets decrease at row {u} ({int(offsets[u])} -> {int(offsets[u + 1])})")
-    if int(offsets[-1]) != indices.size:
-        raise GraphError(f"offsets end at {int(offsets[-1])} but there are {indices.size} indices")
-    n = offsets.size - 1
-    if indices.size:
-        low, high = int(indices.min()), int(indices.max())
-        if low < 0 or high >= n:
-            bad = int(np.argmax((indices < 0) | (indices >= n)))
-            raise GraphError(f"indices[{bad}] = {int(indices[bad])} is out of range for {n} vertices")
-    ids = indices.astype(np.int64, copy=False)
+def check_promises(graph: Graph) -> None:
+    """Raise GraphError naming the first promise of a Graph these arrays break beyond what `Graph` itself checks
+    (offsets, id range, finite weights, lengths): rows sorted by target, vertex labels finite and unique, and for an
+    undirected graph the symmetry it promises (every arc u -> v of weight w has its v -> u of weight w)."""
+    offsets, ids = graph.offsets, graph.indices.astype(np.int64, copy=False)
     row = int(_first_unsorted_row(offsets, ids))
     if row >= 0:
         raise GraphError(f"row {row}'s targets are not sorted")
-    if weights is not None:
-        if weights.shape != indices.shape:
-            raise GraphError(f"{weights.size} weights for {indices.size} arcs")
-        w32 = weights.astype(np.float32)
-        finite = np.isfinite(w32)
-        if not finite.all():
-            i = int(np.argmin(finite))
-            raise GraphError(f"weights[{i}] = {float(weights[i])} is not a finite float32")
+    labels = graph.vertex_ids
     if labels is not None:
-        if labels.shape != (n,):
-            raise GraphError(f"{labels.size} vertex labels for {n} vertices")
         if labels.dtype.kind == "f" and not np.isfinite(labels).all():
             raise GraphError("vertex labels must be finite numbers")
-        if np.unique(labels).size != n:
+        if np.unique(labels).size != graph.num_vertices:
             raise GraphError("vertex labels are not unique")
-    if not directed:
-        bits = np.zeros(0, np.uint32) if weights is None else weights.astype(np.float32).view(np.uint32)
+    if not graph.directed:
+        weights = graph.weights
+        bits = np.zeros(0, np.uint32) if weights is None else weights.view(np.uint32)
         arc = int(_first_unmirrored_arc(offsets, ids, bits, weights is not None))
         if arc >= 0:
             u = int(np.searchsorted(offsets, arc, side="right") - 1)
