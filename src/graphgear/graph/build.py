@@ -133,7 +133,7 @@ def _sort_rows(keys, offsets, drop_duplicates, unique_counts, duplicate_counts):
         a = offsets[r]
         b = offsets[r + 1]
         if b - a > 1:
-            keys[a:b] = np.sort(keys[a:b])
+            keys[a:b].sort()  # in place: no copy (and a shorter compilation than np.sort)
         write = a
         dups = 0
         i = a
