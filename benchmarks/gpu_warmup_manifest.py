@@ -1,12 +1,15 @@
-"""Record src/graphgear/backends/cuda/warmup.json.gz: every compilation the built-in algorithms make on the GPU.
+"""Record src/graphgear/backends/cuda/warmup.json.gz and warmup-sm<arch>.zip: every compilation the built-in
+algorithms make on the GPU, and the binary NVRTC made of each.
 
     python benchmarks/gpu_warmup_manifest.py [--out PATH]   (on a GPU machine; from the repo root with PYTHONPATH=src)
 
 Runs each algorithm under its default strategy on the graphs whose shapes pick the different kernels (a power-law
 graph and a high-diameter one, weighted and not, undirected and directed), in a child process with an empty CuPy
 cache, recording each CuPy compilation (graphgear's modules and CuPy's own kernels) through warmup.record. The
-manifest lists them in the order of first use, with the seconds each took, and the CuPy version: backends/cuda/
-warmup.py replays it on a fresh machine. Rerun it after changing a kernel, a functor or CuPy.
+manifest lists them in the order of first use, with the seconds each took, the CuPy version and, for the binaries
+(the zip beside it), the GPU's compute capability and the hash of kernels/*.cuh: backends/cuda/warmup.py loads those
+binaries on a GPU of that compute capability and replays the rest. Rerun it after changing a kernel, a functor or
+CuPy (tests/test_cuda_warmup.py fails while kernels/*.cuh differ from the recording).
 """
 
 from __future__ import annotations
@@ -18,17 +21,20 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import zipfile
 from pathlib import Path
 
 CHILD = textwrap.dedent("""
     import json, sys
+    from pathlib import Path
     import cupy
     import graphgear as gg
     from graphgear.backends import get_backend
     from graphgear.backends.cuda import warmup
     runs = []
+    binaries = Path(sys.argv[1])
     def call(label, fn):
-        with warmup.record(label) as entries:
+        with warmup.record(label, binaries) as entries:
             fn()
             cupy.cuda.runtime.deviceSynchronize()
         runs.extend(entries)
@@ -48,8 +54,16 @@ CHILD = textwrap.dedent("""
         if key not in seen:
             seen.add(key)
             entries.append(e)
+    from cupy.cuda import function
+    from graphgear.backends.cuda import runtime as rt
+    for e in entries:  # each binary loads as it will when shipped
+        if e.get("binary"):
+            function.Module().load((binaries / e["binary"]).read_bytes())
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    print("JSON" + json.dumps({"cupy": cupy.__version__, "recorded_on": device, "entries": entries}, default=str))
+    arch = str(cupy.cuda.Device().compute_capability)
+    info = {"file": f"warmup-sm{arch}.zip", "arch": arch, "headers": rt.headers_hash()}
+    print("JSON" + json.dumps({"cupy": cupy.__version__, "recorded_on": device, "binaries": info, "entries": entries},
+                              default=str))
 """)
 
 
@@ -57,14 +71,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("src/graphgear/backends/cuda/warmup.json.gz"))
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as binaries:
         env = dict(os.environ, CUPY_CACHE_DIR=cache, GRAPHGEAR_CUDA_WARMUP="0")
-        out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False)
-    line = next((x for x in out.stdout.splitlines() if x.startswith("JSON")), None)
-    if line is None:
-        raise SystemExit(f"recording failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
-    manifest = json.loads(line[4:])
-    entries = manifest["entries"]
+        out = subprocess.run([sys.executable, "-c", CHILD, binaries], env=env, capture_output=True, text=True,
+                             check=False)
+        line = next((x for x in out.stdout.splitlines() if x.startswith("JSON")), None)
+        if line is None:
+            raise SystemExit(f"recording failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+        manifest = json.loads(line[4:])
+        entries = manifest["entries"]
+        archive = args.out.with_name(manifest["binaries"]["file"])
+        names = sorted({e["binary"] for e in entries if e.get("binary")})
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+            for name in names:  # fixed dates: the same binaries make the same archive
+                z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)),
+                           (Path(binaries) / name).read_bytes(), zipfile.ZIP_DEFLATED, 9)
+    missing = [e["label"] for e in entries if not e.get("binary")]
+    print(f"{len(names)} binaries, {archive.stat().st_size:,} bytes -> {archive}; entries without one: {missing}")
     blobs: list[str] = []  # CuPy passes its headers' text (180 KB) with each of its kernels, for the cache key alone
     for e in entries:
         extra = e["kwargs"].get("extra_source")
