@@ -7,6 +7,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -39,7 +40,7 @@ def reference(g: gg.Graph) -> np.ndarray:
 def check(g: gg.Graph, result) -> None:
     np.testing.assert_array_equal(result.labels, reference(g))
     assert result.labels.dtype == np.int64 and result.graph is g
-    assert {row.phase for row in result.trace} <= {"trim", "fw-bw", "color", "tarjan"}
+    assert {row.phase for row in result.trace} <= {"trim", "fw-bw", "color", "tarjan", "link"}
 
 
 @st.composite
@@ -178,16 +179,37 @@ def test_labels_to_pandas():
 
 
 @pytest.mark.parametrize("spec", ["grid:30:30:0.7", "rmat:10:2", "er:2000:2"])
-def test_high_diameter_graphs_run_tarjan_on_the_whole_graph(spec):
+def test_high_diameter_graphs_run_one_serial_pass_on_the_whole_graph(spec):
     """|E|/|V| < delta: SEP-Graph's traversal controller runs one async push-dd pass, which the CPU drains as one
-    FIFO worklist; one depth-first pass (Tarjan, Pearce's form) then replaces trim and forward-backward."""
+    FIFO worklist; one serial pass then replaces trim and forward-backward: a depth-first one (Tarjan, Pearce's form)
+    on a directed graph, Afforest's link on one thread on an undirected one (its SCCs are its components)."""
     g = gg.load(spec)
     assert g.num_arcs / g.num_vertices < 5
     r = gg.strongly_connected_components(g, backend="cpu")
     check(g, r)
-    assert [row.phase for row in r.trace] == ["tarjan"]
+    assert [row.phase for row in r.trace] == ["tarjan" if g.directed else "link"]
     reason = r.trace.rows[0].reason
-    assert "< delta 5" in reason and "one FIFO worklist on one thread" in reason and "depth-first" in reason
+    assert "< delta 5" in reason and "one FIFO worklist on one thread" in reason
+    assert ("depth-first" if g.directed else "connected components") in reason
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(1, 60), edges=st.lists(st.tuples(st.integers(0, 59), st.integers(0, 59)), max_size=120))
+def test_serial_link_numbers_the_components_as_scipy(n, edges):
+    """Afforest's serial link on undirected graphs of many small components (isolated vertices, self-loops,
+    repeated edges, edges against the id order): the same partition as SciPy, numbered by smallest vertex."""
+    from graphgear.algorithms.connected_components import serial_link
+    from graphgear.backends import get_backend
+
+    src = [u % n for u, _ in edges]
+    dst = [v % n for _, v in edges]
+    g = gg.Graph.from_edges(src, dst, num_vertices=n, directed=False)
+    labels = serial_link(get_backend("cpu"), g)
+    m = sp.coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)).tocsr()
+    count, expected = connected_components(m, directed=False)
+    first = {}
+    numbered = [first.setdefault(x, len(first)) for x in expected]  # SciPy's labels, renumbered by smallest vertex
+    assert labels.tolist() == numbered and labels.max() + 1 == count
 
 
 def test_multistep_where_the_pass_is_not_serial():

@@ -46,7 +46,8 @@ from ..program import VertexProgram, run_program
 from ..results import ComponentsResult
 from ._common import APPLY_SMALLER, canonical_labels, check_choice, check_strategy
 
-__all__ = ["connected_components", "afforest", "label_propagation", "symmetrised", "METHODS", "LABEL_PROPAGATION"]
+__all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
+           "LABEL_PROPAGATION", "SERIAL_LINK"]
 
 METHODS = ("auto", "afforest", "label_propagation")
 NEIGHBOR_ROUNDS = 2  # Afforest: neighbours linked per vertex in the sampling phase (GAP's default)
@@ -110,6 +111,62 @@ def _link_remaining(u, state):  # pragma: no cover - numba
 @functor
 def _outside_giant(v, state):  # pragma: no cover - numba
     return state[4][v] != state[5][1]
+
+
+@functor
+def _serial_link(driver, state):  # pragma: no cover - numba
+    """Afforest's Link and Compress on one thread (no CAS, no sampling), for an undirected graph: every edge links its
+    two ends' roots, the higher hooked under the lower, halving the path on each find (each edge once: the arc u -> w
+    with w < u; w -> u mirrors it); then each vertex, in id order, takes its root's number. Every parent is a smaller
+    id, so a root is its component's smallest vertex and the numbers 0..C-1 follow the smallest vertices (as
+    `canonical_labels` numbers them). Runs once, whatever `driver` is."""
+    offsets, indices, parent, label = state
+    n = offsets.shape[0] - 1
+    for v in range(n):
+        parent[v] = v
+    for u in range(n):
+        for k in range(offsets[u], offsets[u + 1]):
+            w = indices[k]
+            if w >= u:
+                continue
+            a = u
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            b = w
+            while parent[b] != b:
+                parent[b] = parent[parent[b]]
+                b = parent[b]
+            if a < b:
+                parent[b] = a
+            elif b < a:
+                parent[a] = b
+    count = 0
+    for v in range(n):  # in id order: v's parent p < v is numbered already and points at its root by now
+        p = parent[v]
+        if p == v:
+            label[v] = count
+            count += 1
+        else:
+            label[v] = label[p]
+            parent[v] = parent[p]
+
+
+SERIAL_LINK = Functor("cc_serial_link", _serial_link)  # the CPU's one-thread pass: no CUDA version
+
+
+def serial_link(be: Any, graph: Graph) -> Any:
+    """An undirected graph's component numbers 0..C-1 (in order of each component's smallest vertex) by
+    `_serial_link`, on the host: the backend's own label array on the CPU backend, a copy on another."""
+    if graph.directed:
+        raise ValueError("serial_link takes an undirected graph")
+    host = get_backend("cpu")
+    n = graph.num_vertices
+    ids = np.int32 if n < 2**31 else np.int64
+    label = np.empty(n, dtype=np.int64)
+    state = (graph.offsets, graph.indices, np.empty(n, dtype=ids), label)
+    host.for_each_vertex(Frontier.from_vertices(np.zeros(1, dtype=np.int64), n), SERIAL_LINK, state)
+    return be.asarray(label)
 
 
 # CUDA bodies (role "vertex": the vertex is `v`). Members follow the state tuple: offsets long long*, indices int*,

@@ -52,6 +52,7 @@ from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
 from ..results import ComponentsResult
 from ._common import canonical_labels, check_strategy, one_vertex
+from .connected_components import serial_link
 
 __all__ = ["strongly_connected_components"]
 
@@ -424,20 +425,29 @@ class _Run:
         info = IterationInfo(0, left, 0, n, self.G.num_arcs)
         self.row(st, info, self.G.num_arcs, seconds, "tarjan", why, "tarjan")
 
-    def whole_graph_tarjan(self) -> str | None:
-        """Why serial Tarjan should take the whole graph, or None (Multistep's steps run). SEP-Graph's traversal
-        controller runs a high-diameter graph's traversals as one async push-dd pass each; where the backend drains
-        that pass as one FIFO worklist on one thread (engine.controller.fifo_pass), trim and forward-backward would
-        be serial passes over the graph too, and Tarjan's one depth-first pass does all of their work and the rest.
-        TARJAN_CUTOFF 0 (no serial step) keeps Multistep."""
+    def serial_link(self, why: str) -> None:
+        """An undirected graph's SCCs are its connected components: Afforest's link over every edge, on one thread
+        (connected_components.serial_link), numbers them with less work per arc than Tarjan's depth-first search."""
+        start = time.perf_counter()
+        self.label = serial_link(self.be, self.graph)
+        n, arcs = self.n, self.G.num_arcs
+        self.row(Strategy(sync="async"), IterationInfo(0, n, 0, n, arcs), arcs, time.perf_counter() - start, "link",
+                 f"{why}: an undirected graph's SCCs are its connected components; Afforest's link over every edge on "
+                 "one thread numbers them", "link")
+
+    def serial_pass(self) -> str | None:
+        """Why one serial pass should take the whole graph (Tarjan, or for an undirected graph Afforest's link), or None
+        (Multistep's steps run). SEP-Graph's traversal controller runs a high-diameter graph's traversals as one async
+        push-dd pass each; where the backend drains that pass as one FIFO worklist on one thread
+        (engine.controller.fifo_pass), trim and forward-backward would be serial passes over the graph too, and one
+        serial pass does all of their work and the rest. TARJAN_CUTOFF 0 (no serial step) keeps Multistep."""
         if not TARJAN_CUTOFF:
             return None
         n, arcs = self.n, self.G.num_arcs
         serial = fifo_pass(self.controller.choose(IterationInfo(0, n, arcs, n, arcs)), self.be.async_advance_order)
         if serial is None:
             return None
-        return (f"{serial.reason}: Tarjan's one depth-first pass finds every SCC, where trim and forward-backward "
-                "would each be a serial pass")
+        return serial.reason
 
 
 def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> ComponentsResult:
@@ -448,9 +458,12 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
     if isinstance(strategy, str) and strategy not in CONTROLLERS:
         strategy = Strategy.parse(strategy)
     run = _Run(be, graph, strategy)
-    whole = run.whole_graph_tarjan() if graph.num_vertices else None
-    if whole is not None:
-        run.tarjan(whole, numbered=True)
+    whole = run.serial_pass() if graph.num_vertices else None
+    if whole is not None and not graph.directed:
+        run.serial_link(whole)
+    elif whole is not None:
+        run.tarjan(f"{whole}: Tarjan's one depth-first pass finds every SCC, where trim and forward-backward would each "
+                   "be a serial pass", numbered=True)
     elif graph.num_vertices:
         run.multistep()
         run.trim()
