@@ -276,8 +276,8 @@ def same_scc(g: gg.Graph, strategy="auto"):
     assert gpu.labels.dtype == np.int64
     np.testing.assert_array_equal(gpu.labels, cpu.labels)
     rows = list(cpu.trace)
-    if len(rows) == 1 and rows[0].phase == "tarjan" and "one FIFO worklist" in rows[0].reason:
-        return cpu, gpu  # a sparse graph on the CPU: one serial Tarjan pass over it all (controller.fifo_pass)
+    if len(rows) == 1 and rows[0].phase in ("tarjan", "link") and "one FIFO worklist" in rows[0].reason:
+        return cpu, gpu  # a sparse graph on the CPU: one serial pass over it all (controller.fifo_pass)
     # the steps depend only on what remains after each, which is the same on both backends
     assert {row.phase for row in gpu.trace} == {row.phase for row in cpu.trace}
     return cpu, gpu

@@ -117,3 +117,25 @@ def test_first_process_compiles_nothing(tmp_path):
     assert stats["loaded"] > 50 and stats["refused"] == 0, stats
     assert stats["unlisted"] == 0 and stats["queued"] == 0, stats
     assert not (tmp_path / "cupy").exists() or not any(p.suffix == ".cubin" for p in (tmp_path / "cupy").iterdir())
+
+
+@pytest.mark.gpu
+def test_binary_the_driver_refuses_is_compiled_instead(monkeypatch, tmp_path):
+    """A shipped binary the driver cannot load (damaged, or for a driver too old) is reported and compiled as without
+    it: the kernel still runs."""
+    import zipfile
+
+    import cupy
+
+    path = tmp_path / "bad.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("bad.bin", b"not a cubin")
+    source = 'extern "C" __global__ void gg_refused_probe(int* x) { x[threadIdx.x] = 7; }'
+    monkeypatch.setattr(warmup, "_archive", zipfile.ZipFile(path))
+    monkeypatch.setitem(warmup._shipped, warmup._key(source, (), {}), "bad.bin")
+    refused = warmup.stats["refused"]
+    warmup.install()
+    x = cupy.zeros(4, dtype=cupy.int32)
+    warmup._compile(source, ()).get_function("gg_refused_probe")((1,), (4,), (x,))
+    assert x.tolist() == [7, 7, 7, 7]
+    assert warmup.stats["refused"] == refused + 1
