@@ -117,6 +117,16 @@ def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
     return xp.full(1, v, dtype=dtype)
 
 
+def run_on_host_once(functor: Functor, state: tuple, num_vertices: int) -> None:
+    """Run a whole-graph serial functor once (Multistep's serial step: Tarjan, Afforest's serial link) as one numba
+    task through the CPU backend's for_each_vertex on a one-vertex frontier. Its state lives on the host."""
+    from ..backends import get_backend
+    from ..frontier import Frontier
+
+    one = Frontier.from_vertices(np.zeros(1, dtype=np.int64), num_vertices)
+    get_backend("cpu").for_each_vertex(one, functor, state)
+
+
 def canonical_labels(labels: Any, roots: bool = False) -> Any:
     """Renumber component labels to 0..C-1 in order of each component's smallest vertex, on the labels' device
     (NumPy or CuPy: a GPU run keeps its labels on the GPU). ``roots=True``: the caller guarantees that every label is

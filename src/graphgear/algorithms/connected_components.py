@@ -39,12 +39,14 @@ from ..backends.cpu.atomics import atomic_cas
 from ..engine.controller import CONTROLLERS, FixedController, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
+from ..errors import GraphError
 from ..frontier import Frontier
 from ..functor import Functor
+from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
 from ..results import ComponentsResult
-from ._common import APPLY_SMALLER, canonical_labels, check_choice, check_strategy
+from ._common import APPLY_SMALLER, canonical_labels, check_choice, check_strategy, run_on_host_once
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
            "LABEL_PROPAGATION", "SERIAL_LINK"]
@@ -159,13 +161,10 @@ def serial_link(be: Any, graph: Graph) -> Any:
     """An undirected graph's component numbers 0..C-1 (in order of each component's smallest vertex) by
     `_serial_link`, on the host: the backend's own label array on the CPU backend, a copy on another."""
     if graph.directed:
-        raise ValueError("serial_link takes an undirected graph")
-    host = get_backend("cpu")
+        raise GraphError("serial_link takes an undirected graph")
     n = graph.num_vertices
-    ids = np.int32 if n < 2**31 else np.int64
     label = np.empty(n, dtype=np.int64)
-    state = (graph.offsets, graph.indices, np.empty(n, dtype=ids), label)
-    host.for_each_vertex(Frontier.from_vertices(np.zeros(1, dtype=np.int64), n), SERIAL_LINK, state)
+    run_on_host_once(SERIAL_LINK, (graph.offsets, graph.indices, np.empty(n, dtype=index_dtype(n)), label), n)
     return be.asarray(label)
 
 

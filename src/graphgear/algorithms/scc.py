@@ -48,10 +48,11 @@ from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..frontier import Frontier
 from ..functor import Functor
+from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
 from ..results import ComponentsResult
-from ._common import canonical_labels, check_strategy, one_vertex
+from ._common import canonical_labels, check_strategy, one_vertex, run_on_host_once
 from .connected_components import serial_link
 
 __all__ = ["strongly_connected_components"]
@@ -406,16 +407,14 @@ class _Run:
         on the GPU backend alive and label come to the host, Tarjan runs over the graph's host CSR, and they go back.
         `numbered`: every vertex remains, and Tarjan numbers the SCCs 0..C-1 itself (no canonical_labels pass)."""
         be, n = self.be, self.n
-        host = get_backend("cpu")
         left = self.remaining()
         start = time.perf_counter()
         alive, label = be.to_host(self.alive), be.to_host(self.label)  # the CPU backend's own arrays on the CPU
-        ids = np.int32 if n < 2**31 else np.int64  # vertex ids and DFS indices
-        arcs = np.int32 if self.graph.num_arcs < 2**31 else np.int64  # `position`: arc offsets
+        ids = index_dtype(n)  # vertex ids and DFS indices
+        arcs = index_dtype(self.graph.num_arcs)  # `position`: arc offsets
         scratch = (np.zeros(n, dtype=ids), np.empty(n, dtype=np.int8), np.empty(n, dtype=ids), np.empty(n, dtype=ids),
                    np.empty(n, dtype=arcs), np.full(1, numbered, dtype=np.int8))
-        one = Frontier.from_vertices(np.zeros(1, dtype=np.int64), n)
-        host.for_each_vertex(one, TARJAN, (self.graph.offsets, self.graph.indices, alive, label) + scratch)
+        run_on_host_once(TARJAN, (self.graph.offsets, self.graph.indices, alive, label) + scratch, n)
         if alive is not self.alive:
             self.alive = be.asarray(alive)
         if label is not self.label:
