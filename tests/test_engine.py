@@ -175,7 +175,7 @@ def test_fifo_pass_is_the_sparse_pass_on_a_fifo_backend():
     assert fifo_pass(fixed, "fifo").reason == "fixed by the caller: one FIFO worklist on one thread (this backend's " \
                                                "async order)"
     assert fifo_pass(FixedController(Strategy.parse("sync=async,direction=pull")).choose(info(0, 1, 3)), "fifo") is None
-    assert get_backend("cpu").async_advance_order == "fifo"
+    assert get_backend("cpu").capabilities.async_order == "fifo"
 
 
 @pytest.mark.parametrize("spec,takes", [("grid:30:30", True), ("rgg:12", True), ("er:4000:20", True), ("rmat:12:8", False),

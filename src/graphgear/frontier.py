@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Frontier"]
+__all__ = ["Frontier", "one_vertex"]
 
 
 def _array_module(array: Any) -> Any:
@@ -122,3 +122,10 @@ class Frontier:
     def __repr__(self) -> str:
         kind = "dense" if self.is_dense else "sparse"
         return f"<Frontier {kind}: {self.size:,} of {self.num_vertices:,} vertices>"
+
+
+def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
+    """[v] as a one-element array of the backend's module (a first worklist, a kernel's scalar argument), made by a
+    fill: xp.asarray([v]) on the GPU is a host-to-device copy, a round trip of its own (tens of microseconds on a BFS
+    that takes one millisecond)."""
+    return xp.full(1, v, dtype=dtype)

@@ -30,13 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from .algorithms._common import check_strategy, one_vertex
 from .backends import get_backend
-from .engine.controller import IterationInfo, make_controller
+from .engine.controller import IterationInfo, TraversalController, check_strategy, make_controller
 from .engine.strategy import require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
-from .frontier import Frontier
+from .frontier import Frontier, one_vertex
 from .functor import Functor
 from .graph.graph import Graph, _whole_numbers, check_flag, described, shown
 
@@ -230,20 +229,19 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
     A worklist None is the state's single-source start (one vertex), made in the device's launch.
     Returns the worklist left, the rounds run (none when the hand-off does not apply; 0 when not read back yet) and
     a check that reads the run back and raises its error."""
-    rules = getattr(controller, "device_rules", lambda: None)()
-    run_on_device = getattr(be, "program_persistent", None)
-    if rules is None or run_on_device is None or (worklist is not None and not worklist.size):
+    rules = controller.device_rules() if isinstance(controller, TraversalController) else None
+    if rules is None or not be.capabilities.device_traversal or (worklist is not None and not worklist.size):
         return worklist, 0, _nothing_to_check
     base, params = rules
     if base.balance == "merge_path":  # its scan needs the host between rounds
         return worklist, 0, _nothing_to_check
     n = graph.num_vertices
     if lazy and defer:
-        pending = run_on_device(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
+        pending = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
         trace.defer(lambda: _replay(pending.result(), controller, trace, graph, phase),
                     lambda: float(pending.result().seconds().sum()))
         return Frontier.empty(n, be.xp), 0, pending.result
-    run = run_on_device(G, state, worklist, base, "adaptive", params, max_rounds)
+    run = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds)
     if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first
         _replay(run, controller, trace, graph, phase)
     else:  # the traversal is done: the trace is replayed when first read

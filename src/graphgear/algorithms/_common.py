@@ -9,10 +9,9 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from ..engine.controller import CONTROLLERS, Controller
-from ..engine.strategy import Strategy, parse_strategy
 from ..engine.trace import Trace, TraceRow
-from ..errors import GraphError, StrategyError
+from ..errors import GraphError
+from ..frontier import one_vertex
 from ..functor import Functor, cpu_functor
 from ..graph.graph import Graph, described, shown
 from ..operators import ACTIVATE, STOP
@@ -49,20 +48,6 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise GraphError(f"{name} must be one of {', '.join(choices)}, got {shown(value)}")
     return value
-
-
-def check_strategy(strategy: Any) -> Any:
-    """StrategyError, before any work, for a `strategy` argument that is none of "auto" / "static" / "adaptive", a
-    Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was otherwise (a
-    string stays a string: callers cache by it)."""
-    if isinstance(strategy, str):
-        if strategy not in CONTROLLERS:
-            parse_strategy(strategy)  # names the text on any fault
-        return strategy
-    if not isinstance(strategy, (Strategy, Controller)):
-        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its short form (such as "
-                            f"'direction=pull'), got {described(strategy)}")
-    return strategy
 
 
 def check_weight(weight: Any) -> str | None:
@@ -108,13 +93,6 @@ def check_non_negative_weights(graph: Any, algorithm: str) -> None:
         u = int(np.searchsorted(graph.offsets, k, side="right")) - 1
         src, dst = graph.vertex_labels(np.array([u, int(graph.indices[k])])).tolist()
         raise GraphError(f"{algorithm} needs non-negative weights: arc {src} -> {dst} has weight {lightest!r}")
-
-
-def one_vertex(xp: Any, v: int, dtype: Any = np.int64) -> Any:
-    """[v] as a one-element array of the backend's module (a first worklist, a kernel's scalar argument), made by a
-    fill: xp.asarray([v]) on the GPU is a host-to-device copy, a round trip of its own (tens of microseconds on a BFS
-    that takes one millisecond)."""
-    return xp.full(1, v, dtype=dtype)
 
 
 def run_on_host_once(functor: Functor, state: tuple, num_vertices: int) -> None:

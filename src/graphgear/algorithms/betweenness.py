@@ -55,17 +55,17 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_cas, atomic_fadd
-from ..engine.controller import CONTROLLERS, IterationInfo, make_controller
+from ..engine.controller import CONTROLLERS, IterationInfo, check_strategy, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
-from .brandes import COEFFICIENT, GATHER, LEVEL_UPDATE
 from ..errors import GraphError
-from ..frontier import Frontier
+from ..frontier import Frontier, one_vertex
 from ..functor import Functor
 from ..graph.graph import Graph, check_flag, described, shown
 from ..operators import ACTIVATE
 from ..results import BetweennessResult
-from ._common import check_strategy, check_weight, one_vertex, resolve_source
+from ._common import check_weight, resolve_source
+from .brandes import COEFFICIENT, GATHER, LEVEL_UPDATE
 
 __all__ = ["betweenness_centrality"]
 
@@ -311,7 +311,7 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
     if ran_async is not None:
         # a backend whose async advance drains one FIFO worklist in order (the CPU's) leaves a reverse-BFS-order queue
         # that is Brandes' stack; one that runs level by level in parallel (the GPU's) gets LevelGather per level
-        if be.async_advance_order == "fifo":
+        if be.capabilities.async_order == "fifo":
             return 1 + _reverse_order_pass(be, G, ran_async, arrays, trace)
         levels, level_edges = _levels_from_array(be, G, level, levels[0])
     coef_parity = (coef, delta)  # two coefficient arrays by level parity (delta's storage serves as the second)

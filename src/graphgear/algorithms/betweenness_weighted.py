@@ -49,10 +49,10 @@ from ..engine.controller import make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
-from ..frontier import Frontier
+from ..frontier import Frontier, one_vertex
 from ..functor import Functor
 from ..graph.graph import Graph
-from ._common import check_non_negative_weights, one_vertex
+from ._common import check_non_negative_weights
 from .brandes import GATHER, LEVEL_UPDATE
 from .sssp import distances_from
 

@@ -23,18 +23,17 @@ import numba
 import numpy as np
 
 from ..backends import get_backend
-from ..engine.controller import IterationInfo, fifo_pass, make_controller
+from ..engine.controller import IterationInfo, check_strategy, fifo_pass, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
-from ..frontier import Frontier
+from ..frontier import Frontier, one_vertex
 from ..functor import Functor, cpu_functor
 from ..graph.graph import described
 from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
 from ..results import BFSResult, Deferred
-from ._common import (APPLY_SMALLER, check_choice, check_strategy, one_vertex, predecessors_from_distances,
-                      resolve_source)
+from ._common import APPLY_SMALLER, check_choice, predecessors_from_distances, resolve_source
 
 
 @numba.njit(nogil=True)
@@ -124,11 +123,11 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
     check_choice("layout", layout, LAYOUTS)
     check_strategy(strategy)
     be = get_backend(backend)
-    renumbering, _, note = device_layout(be, graph, layout, auto=be.name == "cuda")
-    if renumbering is None and be.async_advance_order == "fifo":
+    renumbering, _, note = device_layout(be, graph, layout, auto=be.capabilities.degree_layout)
+    if renumbering is None and be.capabilities.async_order == "fifo":
         controller = make_controller(strategy, graph, "traversal", monotone=True)
         info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
-        serial = fifo_pass(controller.choose(info), be.async_advance_order)
+        serial = fifo_pass(controller.choose(info), be.capabilities.async_order)
         if serial is not None:
             return _fifo_bfs(be, graph, s, limit, serial, info, controller.name)
     traversed = graph if renumbering is None else renumbering.graph

@@ -38,14 +38,13 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_max
-from ..engine.controller import IterationInfo, make_controller
+from ..engine.controller import IterationInfo, check_strategy, make_controller
 from ..engine.trace import Trace
 from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE
 from ..results import ColorResult
-from ._common import check_strategy
 
 __all__ = ["color_propagation", "PUSH_COLOR", "PULL_COLOR"]
 

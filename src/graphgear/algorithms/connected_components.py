@@ -36,7 +36,7 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_cas
-from ..engine.controller import CONTROLLERS, FixedController, make_controller
+from ..engine.controller import CONTROLLERS, FixedController, check_strategy, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
@@ -46,7 +46,7 @@ from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
 from ..results import ComponentsResult
-from ._common import APPLY_SMALLER, canonical_labels, check_choice, check_strategy, run_on_host_once
+from ._common import APPLY_SMALLER, canonical_labels, check_choice, run_on_host_once
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
            "LABEL_PROPAGATION", "SERIAL_LINK"]

@@ -61,7 +61,7 @@ import numba
 import numpy as np
 
 from ..backends import get_backend
-from ..engine.controller import FixedController, StaticController, as_pull, make_controller
+from ..engine.controller import FixedController, StaticController, as_pull, check_strategy, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError, StrategyError
@@ -71,14 +71,7 @@ from ..graph.graph import Graph, described, shown
 from ..graph.layout import LAYOUTS, device_layout
 from ..program import VertexProgram, run_program
 from ..results import PageRankResult
-from ._common import (
-    append_trace,
-    check_choice,
-    check_non_negative_weights,
-    check_strategy,
-    check_weight,
-    unweighted_view,
-)
+from ._common import append_trace, check_choice, check_non_negative_weights, check_weight, unweighted_view
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
@@ -396,7 +389,7 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
                   edges_processed=G.num_arcs, seconds=seconds, decision=POWER_PATH,
                   reason=f"{why}{how}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")
 
-    if getattr(be, "fused_power", False) and max_iter > 0:
+    if be.capabilities.fused_power and max_iter > 0:
         uniform = 1.0 / n
         p = uniform if p is None else be.asarray(p)
         teleport = (1.0 - alpha) * p

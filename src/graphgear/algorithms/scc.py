@@ -43,16 +43,17 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_max
-from ..engine.controller import CONTROLLERS, Controller, IterationInfo, as_pull, fifo_pass, make_controller
+from ..engine.controller import (CONTROLLERS, Controller, IterationInfo, as_pull, check_strategy, fifo_pass,
+                                 make_controller)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
-from ..frontier import Frontier
+from ..frontier import Frontier, one_vertex
 from ..functor import Functor
 from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
 from ..results import ComponentsResult
-from ._common import canonical_labels, check_strategy, one_vertex, run_on_host_once
+from ._common import canonical_labels, run_on_host_once
 from .connected_components import serial_link
 
 __all__ = ["strongly_connected_components"]
@@ -443,7 +444,7 @@ class _Run:
         if not TARJAN_CUTOFF:
             return None
         n, arcs = self.n, self.G.num_arcs
-        serial = fifo_pass(self.controller.choose(IterationInfo(0, n, arcs, n, arcs)), self.be.async_advance_order)
+        serial = fifo_pass(self.controller.choose(IterationInfo(0, n, arcs, n, arcs)), self.be.capabilities.async_order)
         if serial is None:
             return None
         return serial.reason

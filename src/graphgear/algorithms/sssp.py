@@ -65,30 +65,21 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..backends import get_backend, high_diameter
+from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_add, atomic_cas, atomic_min, float_bits
-from ..engine.controller import IterationInfo, TraversalController, make_controller
+from ..engine.controller import IterationInfo, TraversalController, check_strategy, high_diameter, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
-from ..frontier import Frontier
+from ..frontier import Frontier, one_vertex
 from ..functor import Functor, cpu_functor
 from ..graph.graph import shown
 from ..graph.layout import LAYOUTS, device_layout
 from ..operators import ACTIVATE, STOP
 from ..program import ProgramRun, VertexProgram, run_program
 from ..results import Deferred, SSSPResult
-from ._common import (
-    APPLY_SMALLER,
-    append_trace,
-    check_choice,
-    check_non_negative_weights,
-    check_strategy,
-    check_weight,
-    one_vertex,
-    predecessors_from_distances,
-    resolve_source,
-)
+from ._common import (APPLY_SMALLER, append_trace, check_choice, check_non_negative_weights, check_weight,
+                      predecessors_from_distances, resolve_source)
 from .bfs import bfs
 
 __all__ = ["METHODS", "check_cutoff", "check_delta", "check_weights", "default_delta", "distances_from", "near_far",
@@ -405,13 +396,13 @@ def sssp(graph: Any, source: Any, *, weight: str | None = "weight", cutoff: floa
         check_delta(graph, delta)
 
     be = get_backend(backend)
-    renumbering, G, note = device_layout(be, graph, layout, auto=be.name == "cuda")
+    renumbering, G, note = device_layout(be, graph, layout, auto=be.capabilities.degree_layout)
     traversed = graph if renumbering is None else renumbering.graph
     r = s if renumbering is None else int(renumbering.rank[s])
     device_run = None  # near-far on the device, read back lazily: reading a result checks it first
     if method == "bellman_ford":
         dist, trace = bellman_ford(be, traversed, r, strategy, limit)
-    elif getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
+    elif be.capabilities.device_traversal and strategy in ("auto", "adaptive", "static"):
         width = delta or max(device_delta(traversed, mean, positive), floor)
         device_run = near_far_on_device(be, G, traversed, r, width, strategy, limit)
         dist, trace = device_run.state.value, device_run.trace
@@ -439,7 +430,7 @@ def distances_from(be: Any, G: Any, graph: Any, s: int, strategy: Any, trace: Tr
     `phase` (bucket changes "far"). G = be.graph(graph)."""
     mean, _, positive = check_weights(graph)
     floor = smallest_delta(graph)[0]
-    if getattr(be, "program_persistent", None) is not None and strategy in ("auto", "adaptive", "static"):
+    if be.capabilities.device_traversal and strategy in ("auto", "adaptive", "static"):
         run = near_far_on_device(be, G, graph, s, max(device_delta(graph, mean, positive), floor), strategy)
         dist = run.checked(run.state.value)
         append_trace(trace, run.trace, phase)
@@ -478,7 +469,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     if near_far_hops(graph):
         base = label_correcting(base)
     # Meyer & Sanders' light/heavy split where the rounds are level-synchronous (block-local hops re-send anyway)
-    split = base.hops == 1 and getattr(be, "light_heavy", False)
+    split = base.hops == 1 and be.capabilities.light_heavy
     # from the state's source (worklist None); read back lazily (backend PendingRun): the host goes on without waiting
     # for the kernel; the trace row is made, and a failed launch raises, when the trace or the distances are first read
     pending = be.program_persistent(G, state, None, base, "push", delta=width, threshold=width, light_heavy=split,
@@ -535,7 +526,7 @@ def near_far(be: Any, G: Any, graph: Any, near: Frontier, width: float, controll
     xp = be.xp
     n = graph.num_vertices
     expanded = xp.zeros(n, dtype=bool) if isinstance(controller, LabelCorrectingTraversal) else None
-    exact_queues = be.name == "cpu"  # the CPU removes duplicates from every queue; a GPU queue may repeat a vertex
+    exact_queues = be.capabilities.exact_queues  # the CPU removes duplicates from every queue; a GPU queue may repeat one
     dist = xp.full(n, np.inf, dtype=np.float64)
     dist[near.vertices()] = 0.0
     bounds = xp.asarray([0.0, min(width, bound)], dtype=np.float64)

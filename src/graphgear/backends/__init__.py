@@ -9,19 +9,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..engine.controller import HIGH_DIAMETER_RATIO, high_diameter
 from ..errors import BackendError
+from .base import Backend, Capabilities
 
-__all__ = ["get_backend", "is_backend", "cuda_available", "high_diameter", "BACKENDS", "HIGH_DIAMETER_RATIO"]
+__all__ = ["get_backend", "is_backend", "cuda_available", "high_diameter", "BACKENDS", "HIGH_DIAMETER_RATIO", "Backend",
+           "Capabilities"]
 
 BACKENDS = ("auto", "cpu", "cuda")
-# SEP-Graph's delta: a graph with |E| / |V| below it is high-diameter (Algorithm 2 then never switches direction; the
-# GPU runs its persistent kernel with one block per multiprocessor, since thousands of small rounds follow)
-HIGH_DIAMETER_RATIO = 5.0
-
-
-def high_diameter(num_arcs: int, num_vertices: int) -> bool:
-    """Whether |E| / |V| < HIGH_DIAMETER_RATIO (SEP-Graph's delta test)."""
-    return num_vertices > 0 and num_arcs / num_vertices < HIGH_DIAMETER_RATIO
 _instances: dict[str, Any] = {}
 
 
@@ -35,14 +30,10 @@ def cuda_available() -> bool:
         return False
 
 
-# what every backend object has (CpuBackend, CudaBackend): a name and the operators the algorithms call
-_BACKEND_ATTRIBUTES = ("graph", "advance", "pull", "to_host", "xp")
-
-
 def is_backend(value: Any) -> bool:
-    """Whether `value` is a backend object (duck-typed: its ``name`` and the operators every backend has), which
-    `get_backend` passes through; None, numbers and the like are not."""
-    return isinstance(getattr(value, "name", None), str) and all(hasattr(value, a) for a in _BACKEND_ATTRIBUTES)
+    """Whether `value` is a backend object (base.Backend: a name, capabilities and the operators every backend has),
+    which `get_backend` passes through; None, numbers and the like are not."""
+    return isinstance(value, Backend) and isinstance(value.name, str)
 
 
 def get_backend(name: Any = "auto") -> Any:

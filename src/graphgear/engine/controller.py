@@ -23,11 +23,14 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from ..backends import HIGH_DIAMETER_RATIO, high_diameter
 from ..errors import StrategyError
+from ..graph.graph import described
 from .strategy import Strategy, parse_strategy
 
 __all__ = [
+    "HIGH_DIAMETER_RATIO",
+    "high_diameter",
+    "check_strategy",
     "IterationInfo",
     "Decision",
     "Controller",
@@ -44,6 +47,15 @@ __all__ = [
     "fifo_pass",
     "CONTROLLERS",
 ]
+
+# SEP-Graph's delta: a graph with |E| / |V| below it is high-diameter (Algorithm 2 then never switches direction; the
+# GPU runs its persistent kernel with one block per multiprocessor, since thousands of small rounds follow)
+HIGH_DIAMETER_RATIO = 5.0
+
+
+def high_diameter(num_arcs: int, num_vertices: int) -> bool:
+    """Whether |E| / |V| < HIGH_DIAMETER_RATIO (SEP-Graph's delta test)."""
+    return num_vertices > 0 and num_arcs / num_vertices < HIGH_DIAMETER_RATIO
 
 CONTROLLERS = ("auto", "static", "adaptive")
 ALPHA, BETA, GAMMA, DELTA = 15.0, 2.0, 1.0, HIGH_DIAMETER_RATIO  # SEP-Graph Algorithm 2, the paper's values
@@ -272,7 +284,7 @@ def _hops_note(strategy: Strategy) -> str:
 
 def fifo_pass(decision: Decision, async_order: str) -> Decision | None:
     """SEP-Graph's async push-dd path as a backend runs it whose async advance drains one FIFO worklist on one thread
-    (``async_advance_order == "fifo"``: the CPU backend): the decision as it runs there (FIFO order from one source
+    (capabilities.async_order "fifo": the CPU backend): the decision as it runs there (FIFO order from one source
     is BFS order, so hops=1: no block-local hops to take), or None for any other decision or backend. On such a
     backend a traversal can finish its whole work inside that one serial pass: BFS records its tree as it goes, and
     SCC runs one depth-first search (Tarjan) instead of Multistep's trim and forward-backward traversals."""
@@ -360,3 +372,17 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
         controller = IterativeController(base, prefix=prefix)
     controller.name = strategy
     return controller
+
+
+def check_strategy(strategy: Any) -> Any:
+    """StrategyError, before any work, for a `strategy` argument that is none of "auto" / "static" / "adaptive", a
+    Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was otherwise (a
+    string stays a string: callers cache by it)."""
+    if isinstance(strategy, str):
+        if strategy not in CONTROLLERS:
+            parse_strategy(strategy)  # names the text on any fault
+        return strategy
+    if not isinstance(strategy, (Strategy, Controller)):
+        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its short form (such as "
+                            f"'direction=pull'), got {described(strategy)}")
+    return strategy

@@ -17,6 +17,7 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import cpu_function
+from ..base import Capabilities
 from . import operators as ops
 from . import programs as prog
 
@@ -71,8 +72,8 @@ class CpuBackend:
 
     name = "cpu"
     xp = np
-    # async advance drains one FIFO worklist in order (BC's reverse-order pass relies on it)
-    async_advance_order = "fifo"
+    # async advance drains one FIFO worklist in order (BC's reverse-order pass relies on it); queues are exact
+    capabilities = Capabilities(async_order="fifo", exact_queues=True)
 
     # --------------------------------------------------------------------------------------------------- memory
     def graph(self, g: Any) -> CpuGraph:

@@ -18,7 +18,8 @@ import numpy as np
 
 from ...engine.strategy import require_level_synchronous, require_monotone
 from ...errors import BackendError, DeviceMemoryError, StrategyError
-from .. import high_diameter
+from ...engine.controller import high_diameter
+from ..base import Capabilities
 from ...frontier import Frontier
 from . import runtime as rt
 from . import sources, warmup
@@ -431,11 +432,13 @@ class CudaBackend:
     """The GPU backend (one per process)."""
 
     name = "cuda"
-    # async advance runs level by level in parallel (not one FIFO worklist): BC gathers per level after it
-    async_advance_order = "levels"
 
     def __init__(self) -> None:
         self.xp = cupy()
+        # async advance runs level by level in parallel (not one FIFO worklist: BC gathers per level after it); a
+        # GPU queue may repeat a vertex; fused_power and light_heavy are switches (False: a launch per step, no split)
+        self.capabilities = Capabilities(async_order="levels", device_traversal=True, fused_power=True,
+                                         light_heavy=True, exact_queues=False, degree_layout=True)
         warmup.start()  # a machine's first process: the built-in kernels compile ahead, in parallel (warmup.py)
         self._utility = rt.KernelTable(rt.compile_module(sources.UTILITY_SOURCE, ()))
         self._counter = rt.PinnedCounter()
@@ -453,11 +456,9 @@ class CudaBackend:
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)
         self.persistent_blocks_per_sm: int | None = None  # persistent kernel blocks per SM (None: by graph density)
         self.persistent_blocks: int | None = None  # at most this many persistent blocks in all (None: no cap)
-        self.fused_power = True  # PageRank's power iteration in one persistent kernel (False: a launch per step)
         # the power iteration's heavy source block: the first this many sources' contributions in shared memory (None:
         # as many as it holds where the caller says the ids are degree-ordered, or the graph fits; 0: none)
         self.power_heavy_sources: int | None = None
-        self.light_heavy = True  # near-far SSSP with Meyer & Sanders' light/heavy split where it applies
         # a bucket's heavy rows are pulled when its senders hold at least 1/heavy_pull_ratio of the heavy arcs (None:
         # always pushed); near-far bucket widths up to delta * 2^bucket_widen_max on low-diameter graphs (0: fixed)
         self.heavy_pull_ratio: int | None = HEAVY_PULL_RATIO

@@ -1,0 +1,77 @@
+"""The backend contract: what every backend offers (`Backend`) and what it declares it can do (`Capabilities`).
+
+Algorithms, the program runner and the engine ask a backend's capabilities, never its name or its attributes (as
+NetworkX asks a backend what it can run, never which backend it is). A backend's name labels traces and caches only.
+
+Every backend runs the operators of the vertex-centric model (SEP-Graph, Table 1; Gunrock's advance/filter): advance
+(push over out-edges), pull (gather over in-edges), filter, for_each_vertex, vertex_reduce and neighbor_reduce, and a
+vertex program's round (program_state, program_round). What differs is declared here:
+
+    async_order       how an async push drains its worklist: "fifo" (one FIFO worklist on one thread, in order: the
+                      CPU; a single-source drain is then BFS order, so BC's reverse pass and SEP-Graph's serial pass
+                      rely on it) or "levels" (level after level in parallel: the GPU)
+    device_traversal  a vertex program's whole traversal (SEP-Graph Algorithm 2 evaluated each round) runs in one
+                      launch on the device, with its log replayed on the host (`program_persistent`)
+    device_programs   a monotone program started from every vertex (label propagation, colour propagation) runs to
+                      its fixed point in one launch (`program_persistent` with a worklist of all vertices)
+    brandes_loop      Brandes' single-source betweenness (forward and backward phases) in one launch (`brandes`)
+    fused_power       PageRank's power iteration in one persistent launch (`power_iteration`); a switch (tests and
+                      benchmarks turn it off to time a launch per step)
+    light_heavy       near-far SSSP with Meyer & Sanders' light/heavy split inside the persistent launch; a switch
+    exact_queues      every queue an operator returns holds a vertex at most once (the CPU's; a GPU queue may repeat)
+    degree_layout     MultiGraph's renumbering by degree pays off on this backend (the GPU's caches and warps)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["Backend", "Capabilities"]
+
+
+@dataclass
+class Capabilities:
+    """What a backend declares it can run (see the module notes). Not frozen: fused_power and light_heavy are
+    switches a test or a benchmark turns off for one run (tests/conftest.set_cuda_knobs)."""
+
+    async_order: str = "fifo"
+    device_traversal: bool = False
+    device_programs: bool = False
+    brandes_loop: bool = False
+    fused_power: bool = False
+    light_heavy: bool = False
+    exact_queues: bool = True
+    degree_layout: bool = False
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What every backend object has: a name (trace labels, cache keys), its array module `xp` (NumPy or CuPy), its
+    capabilities, and the operators."""
+
+    name: str
+    xp: Any
+    capabilities: Capabilities
+
+    def graph(self, g: Any) -> Any: ...
+
+    def to_host(self, array: Any) -> Any: ...
+
+    def asarray(self, array: Any, dtype: Any = None) -> Any: ...
+
+    def advance(self, G: Any, frontier: Any, functor: Any, strategy: Any, state: tuple) -> Any: ...
+
+    def pull(self, G: Any, frontier: Any, functor: Any, strategy: Any, state: tuple, candidate: Any) -> Any: ...
+
+    def filter(self, frontier: Any, predicate: Any, state: tuple, strategy: Any = None) -> Any: ...
+
+    def for_each_vertex(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
+
+    def vertex_reduce(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
+
+    def neighbor_reduce(self, G: Any, map_fn: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
+
+    def program_state(self, G: Any, program: Any, value: Any, buffer: Any, params: Any, **kwargs: Any) -> Any: ...
+
+    def program_round(self, G: Any, s: Any, worklist: Any, strategy: Any) -> tuple[Any, int]: ...
