@@ -207,6 +207,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         result.trace.to_json(args.trace)
     if args.plot:
         _write_trace_plot(args, result, g)
+    if args.verify:
+        from .errors import VerificationError
+
+        reference, check = _verifier(args, g)
+        try:
+            check(result)
+        except VerificationError as exc:  # a wrong result is graphgear's fault, not the user's: exit 1, not 2
+            print(f"graphgear: error: wrong result, not verified against {reference}: {_one_line(exc)}",
+                  file=sys.stderr)
+            return 1
     if args.quiet:
         return 0
     console = _console()
@@ -229,6 +239,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for path, what in ((args.output, "results"), (args.trace, "trace"), (args.plot, "trace plot")):
         if path:
             console.print(f"{what} written to {path}", soft_wrap=True)
+    if args.verify:
+        console.print(f"verified against {reference}: ok", soft_wrap=True, markup=False)
     return 0
 
 
@@ -271,7 +283,6 @@ def _algorithm_call(args: argparse.Namespace, g: Any) -> tuple[Callable[[], Any]
     number of sources for MTEPS). Options not given are left to the public functions' defaults (BC samples
     BC_SAMPLES sources with seed 0 unless told otherwise); sources are passed as the graph's labels."""
     from . import api
-    from .bench.suites import BC_SAMPLES, default_source
 
     kwargs: dict[str, Any] = {"backend": args.backend, "strategy": args.strategy}
     if args.weight is not None or args.unweighted:
@@ -281,15 +292,14 @@ def _algorithm_call(args: argparse.Namespace, g: Any) -> tuple[Callable[[], Any]
             kwargs[dest] = getattr(args, dest)
     algorithm = args.algorithm
     if algorithm in ("bfs", "sssp") or algorithm == "bc" and args.source is not None:
-        index = default_source(g) if args.source is None else g.vertex_index(_source_value(args.source))
+        index = _source_index(args, g)
         label = g.vertex_labels(index).item() if g.num_vertices else index
         if algorithm == "bc":
             return lambda: api.betweenness_centrality(g, sources=[label], **kwargs), str(label), 1
         function = api.bfs if algorithm == "bfs" else api.sssp
         return lambda: function(g, label, **kwargs), str(label), 1
     if algorithm == "bc":
-        k = min(BC_SAMPLES, g.num_vertices) if args.k is None else None if args.k == "all" else args.k
-        seed = 0 if args.seed is None else args.seed
+        k, seed = _bc_sample(args, g)
         shown = (f"all {g.num_vertices:,} vertices (exact)" if k is None
                  else f"{k:,} sampled source{'s' if k != 1 else ''} (seed {seed})")
         return lambda: api.betweenness_centrality(g, k=k, seed=seed, **kwargs), shown, g.num_vertices if k is None \
@@ -297,6 +307,64 @@ def _algorithm_call(args: argparse.Namespace, g: Any) -> tuple[Callable[[], Any]
     functions = {"pagerank": api.pagerank, "cc": api.connected_components, "scc": api.strongly_connected_components,
                  "color": api.color_propagation}
     return lambda: functions[algorithm](g, **kwargs), "", 1
+
+
+def _source_index(args: argparse.Namespace, g: Any) -> int:
+    """The internal index of the run's source: --source (a label), else the vertex of largest out-degree."""
+    from .bench.suites import default_source
+
+    return default_source(g) if args.source is None else g.vertex_index(_source_value(args.source))
+
+
+def _bc_sample(args: argparse.Namespace, g: Any) -> tuple[int | None, int]:
+    """(k, seed) of BC's sampled sources: BC_SAMPLES (or all vertices when fewer) with seed 0 unless --k / --seed
+    say otherwise; k None for --k all (the exact computation)."""
+    from .bench.suites import BC_SAMPLES
+
+    k = min(BC_SAMPLES, g.num_vertices) if args.k is None else None if args.k == "all" else args.k
+    return k, 0 if args.seed is None else args.seed
+
+
+def _verifier(args: argparse.Namespace, g: Any) -> tuple[str, Callable[[Any], None]]:
+    """(what the result is checked against, the check): the reference verifier of args.algorithm
+    (graphgear.algorithms.verify, independent of the kernels) with the run's parameters, the defaults of the public
+    functions where an option is not given. The check raises VerificationError on a wrong result."""
+    import inspect
+
+    from . import api
+    from .algorithms import verify
+
+    algorithm = args.algorithm
+    function = api.ALGORITHMS[algorithm]
+
+    def default(name: str) -> Any:
+        value = getattr(args, name, None)
+        return inspect.signature(function).parameters[name].default if value is None else value
+
+    weighted = algorithm in WEIGHTED_ALGORITHMS and not args.unweighted and default("weight") is not None
+    if algorithm == "bfs":
+        index = _source_index(args, g)
+        return "a serial BFS and GAP's predecessor checks", lambda r: verify.verify_bfs(
+            g, index, r.distances, args.depth_limit, r.predecessors)
+    if algorithm == "sssp":
+        index = _source_index(args, g)
+        return "scipy.sparse.csgraph.dijkstra (exact)", lambda r: verify.verify_sssp(
+            g, index, r.distances, args.cutoff, weighted)
+    if algorithm == "pagerank":
+        alpha, tol = default("alpha"), default("tol")
+        return "networkx.pagerank's power iteration (L1 within N*tol/(1-alpha))", lambda r: verify.verify_pagerank(
+            g, r.ranks, alpha, tol, weighted)
+    if algorithm in ("cc", "scc"):
+        kind, check = ("weak", verify.verify_connected_components) if algorithm == "cc" else ("strong", verify.verify_scc)
+        return f"scipy.sparse.csgraph.connected_components ({kind})", lambda r: check(g, r.labels)
+    if algorithm == "bc":
+        if args.source is not None:
+            sources, k, seed = [_source_index(args, g)], None, None
+        else:
+            sources, (k, seed) = None, _bc_sample(args, g)
+        return "a serial Brandes (rtol 1e-9)", lambda r: verify.verify_betweenness(
+            g, r.centrality, sources, k=k, seed=seed, weighted=weighted)
+    return "a serial search from each vertex, largest first", lambda r: verify.verify_color_propagation(g, r.colors)
 
 
 def _parameters(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -675,6 +743,10 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--plot", metavar="FILE.png|.svg", help="draw the per-iteration trace: frontier size and time "
                      "per iteration, the execution path of each, the switches with their reasons (needs matplotlib)")
     out.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (the files are written)")
+    run.add_argument("--verify", action="store_true", help="check the result against an independent serial reference "
+                     "(graphgear.algorithms.verify: one verifier per algorithm, as GAP keeps one per kernel) and print "
+                     "'verified against ...: ok'; a wrong result prints one line naming the first wrong vertex and "
+                     "exits 1: it is graphgear's fault, not the user's, whose mistakes exit 2")
     run.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported (default 1)")
     run.add_argument("--no-warmup", dest="warmup", action="store_false",
                      help="time the first run (includes JIT compilation)")

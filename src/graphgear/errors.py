@@ -16,6 +16,9 @@ name what is at fault: for a file, the path, the line number and the offending t
       StrategyError         an impossible or unknown execution strategy
       BackendError          a backend that is not available or cannot do what was asked
         DeviceMemoryError   not enough free device memory (names the bytes needed)
+      VerificationError     a result its reference verifier (graphgear.algorithms.verify) finds wrong: names the first
+                            wrong vertex, the value found and expected, and how many vertices disagree; graphgear's
+                            fault, not the caller's (`graphgear run --verify` exits 1 on it, not 2)
 
 Warnings (the load goes on): GraphgearWarning, with CacheWarning (a cache entry that did not verify or could not be
 written) and FormatWarning (a file read under an assumption, such as a Matrix Market file without its banner).
@@ -33,6 +36,7 @@ __all__ = [
     "StrategyError",
     "BackendError",
     "DeviceMemoryError",
+    "VerificationError",
     "FileError",
     "HostMemoryError",
     "SpecMemoryError",
@@ -126,6 +130,21 @@ class BackendError(GraphgearError, RuntimeError):
 
 class DeviceMemoryError(BackendError, MemoryError):
     """Not enough free device memory for an allocation; the message names the bytes needed and free."""
+
+
+class VerificationError(GraphgearError):
+    """A result disagrees with the independent reference of its verifier (`graphgear.algorithms.verify`): a wrong
+    answer, graphgear's fault and not the caller's. The message names the first wrong vertex, the value found, the value
+    expected and how many vertices disagree; ``vertex``, ``found``, ``expected`` (None where the message describes it)
+    and ``count`` are kept as attributes."""
+
+    def __init__(self, message: str, *, vertex: int | None = None, found: Any = None, expected: Any = None,
+                 count: int = 0) -> None:
+        self.vertex = vertex
+        self.found = found
+        self.expected = expected
+        self.count = count
+        super().__init__(message)
 
 
 class GraphgearWarning(UserWarning):
