@@ -147,3 +147,40 @@ def test_public_api_and_errors():
     np.testing.assert_array_equal(gg.color_propagation(g).colors, condensation_reference(g))
     with pytest.raises(StrategyError):
         color_propagation(g, strategy="drive=sideways")
+
+
+@pytest.mark.parametrize("spec", SPECS + ("grid:40:40", "rmat:10:8"))
+@pytest.mark.parametrize("strategy", ["auto", "adaptive", "static"])
+def test_as_a_monotone_program_from_every_vertex(spec, strategy, monkeypatch):
+    """The route a backend with capabilities.device_programs takes (the GPU: one persistent launch): COLOR_PROGRAM
+    from every vertex under SEP-Graph's traversal controller. Run here on the CPU by switching the capability on: the
+    same colors as the references, and the trace of a traversal (no Algorithm 1 candidates)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cpu")
+    monkeypatch.setattr(be.capabilities, "device_programs", True)
+    g = load_spec(spec)
+    result = color_propagation(g, backend=be, strategy=strategy)
+    check(result, condensation_reference(g), g)
+    assert result.trace.algorithm == "color_propagation"
+    assert not any(row.reason.startswith("inspect candidate") for row in result.trace)
+    assert result.trace.rows[0].frontier_vertices == g.num_vertices
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(edge_records(max_vertices=26))
+def test_hypothesis_monotone_program_route(records):
+    """As above on random graphs (self-loops, repeats, weights) against NetworkX."""
+    from graphgear.backends import get_backend
+
+    n, src, dst, weights, directed, loops, dups = records
+    w = None if weights is None else np.asarray(weights, dtype=np.float32)
+    g = Graph.from_edges(np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), w, num_vertices=n,
+                         directed=directed, self_loops=loops, duplicates=dups)
+    caps = get_backend("cpu").capabilities
+    caps.device_programs = True
+    try:
+        result = color_propagation(g, backend="cpu")
+    finally:
+        caps.device_programs = False
+    check(result, networkx_reference(n, src, dst, directed), g)

@@ -128,6 +128,24 @@ def test_afforest_every_strategy(spec, path):
     assert [row.phase for row in result.trace] == ["sample", "sample", "link", "compress"]
 
 
+@pytest.mark.parametrize("strategy", ["auto", "adaptive", "static"])
+@pytest.mark.parametrize("spec", SMALL_SPECS + ("grid:40:40",))
+def test_label_propagation_as_one_traversal(spec, strategy, monkeypatch):
+    """A backend that runs monotone programs whole on the device (capabilities.device_programs: the GPU) runs label
+    propagation as a label-correcting traversal from every vertex, under SEP-Graph's Algorithm 2 (program.py
+    _controller_kind). The CPU with the capability switched on takes that route: the same components, no Algorithm 1
+    candidates in the trace."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cpu")
+    monkeypatch.setattr(be.capabilities, "device_programs", True)
+    g = load_spec(spec)
+    result = connected_components(g, method="label_propagation", backend=be, strategy=strategy)
+    check(result, graph_reference(g), g)
+    assert not any(row.reason.startswith("inspect candidate") for row in result.trace)
+    assert result.trace.rows[0].frontier_vertices == g.num_vertices
+
+
 def test_auto_controller_runs_sep_graph_algorithm_1():
     g = load_spec("grid:24:24:0.55")
     trace = connected_components(g, method="label_propagation").trace

@@ -315,3 +315,47 @@ def test_scc_every_strategy(strategy):
     assert "color" in {row.phase for row in gpu.trace}
     propagation = {row.strategy for row in gpu.trace if row.phase in ("fw-bw", "color")}
     assert propagation == {str(strategy)}
+
+
+@pytest.mark.parametrize("spec", ["grid:40:40", "grid:30:50:0.8", "oriented:grid:40:50:0.9", "grid:64:64"])
+def test_bc_device_loop(spec):
+    """High-diameter graphs: Brandes' forward and backward phases in one persistent launch per source
+    (backends/cuda/brandes.py), the same centrality as the CPU's (sampled, given sources with repeats, endpoints), and
+    a trace row per level of each phase."""
+    g = load(spec)
+    for kwargs in (dict(k=8, seed=2), dict(sources=[0, 3, 3, g.num_vertices - 1]),
+                   dict(k=5, seed=1, endpoints=True, normalized=False)):
+        _, gpu = same_bc(g, **kwargs)
+        rows = list(gpu.trace)
+        assert "one persistent launch" in rows[0].reason and rows[0].phase == "forward"
+        forward = [r for r in rows if r.phase == "forward"]
+        backward = [r for r in rows if r.phase == "backward"]
+        assert len(backward) == len(forward) - (kwargs.get("k") or len(kwargs["sources"]))  # level 0 has no gather
+        assert all(r.strategy == "sync=async,balance=vertex_group,group_size=1" for r in forward)
+
+
+def test_bc_device_loop_reads_back_once(monkeypatch):
+    """The device loop reads its log back once, when the result or the trace is first read, not before."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    reads = []
+    loop = type(be).brandes
+
+    def counted(self, *args, **kwargs):
+        run = loop(self, *args, **kwargs)
+        log = run._log
+
+        class Counted:
+            def get(self):
+                reads.append(1)
+                return log.get()
+
+        run._log = Counted()
+        return run
+
+    monkeypatch.setattr(type(be), "brandes", counted)
+    result = gg.betweenness_centrality(gg.load("grid:64:64"), k=3, seed=0, backend="cuda")
+    assert reads == []
+    assert result.centrality.size and len(result.trace.rows) and result.seconds > 0
+    assert reads == [1]

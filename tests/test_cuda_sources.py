@@ -15,7 +15,7 @@ import pytest
 
 from graphgear.algorithms import _common, bfs
 from graphgear.backends.cuda import runtime as rt
-from graphgear.backends.cuda import sources
+from graphgear.backends.cuda import brandes, sources
 from graphgear.backends.cuda.sources import ADVANCE_KERNELS
 
 I64, I32, F64, F32, U8, B = np.int64, np.int32, np.float64, np.float32, np.uint8, np.bool_
@@ -47,7 +47,8 @@ _extend_registry()
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_generated_modules_compile(tmp_path):
-    modules = [_module(e) for e in FUNCTORS] + [sources.program_module(p) for p in PROGRAMS] + [sources.UTILITY_SOURCE]
+    modules = [_module(e) for e in FUNCTORS] + [sources.program_module(p) for p in PROGRAMS] + [sources.UTILITY_SOURCE,
+                                                                                          brandes.SOURCE]
     modules += [sources.persistent_module(bfs.BFS_PROGRAM, balancer, group)
                 for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
                 for group in sources.PERSISTENT_PULL_GROUPS[:1]]
@@ -200,3 +201,42 @@ def test_control_words_sit_where_the_kernel_expects_them():
     define = {name: int(value) for name, value in re.findall(r"#define (GG_\w+_WORDS?) (\d+)", header)}
     assert define == {"GG_CONTROL_WORDS": backend.CONTROL_WORDS, "GG_BARRIER_WORD": backend.BARRIER_WORD,
                       "GG_STATUS_WORD": backend.STATUS_WORD}
+
+
+class _HostLog:
+    """A log as the device leaves it (BrandesRun reads it with .get())."""
+
+    def __init__(self, words):
+        self.words = np.asarray(words, dtype=np.int64)
+
+    def get(self):
+        return self.words.copy()
+
+
+def _brandes_log(rows, abort=0, capacity=None):
+    capacity = len(rows) if capacity is None else capacity
+    words = [len(rows), abort, 0] + [x for row in rows[:capacity] for x in row]
+    return _HostLog(words + [0] * (brandes.FIELDS * (capacity - min(capacity, len(rows)))))
+
+
+def test_brandes_run_log():
+    """BrandesRun turns the kernel's log into (phase, level, |level|, outDegree, seconds): each row's time is the
+    span since the row before, a source's start row takes none; rows past the log's capacity are counted."""
+    rows = [(2, 7, 0, 0, 1000), (0, 0, 1, 3, 3000), (0, 1, 3, 9, 6000), (1, 1, 3, 0, 10000),
+            (2, 8, 0, 0, 20000), (0, 0, 1, 2, 21000)]
+    run = brandes.BrandesRun(_brandes_log(rows))
+    expected = [("start", 7, 0, 0, 0.0), ("forward", 0, 1, 3, 2e-6), ("forward", 1, 3, 9, 3e-6),
+                ("backward", 1, 3, 0, 4e-6), ("start", 8, 0, 0, 0.0), ("forward", 0, 1, 2, 1e-6)]
+    levels = run.levels()
+    assert [row[:4] for row in levels] == [row[:4] for row in expected]
+    assert [row[4] for row in levels] == pytest.approx([row[4] for row in expected])
+    assert run.seconds() == pytest.approx(1e-5) and run.unlogged() == 0
+    assert brandes.BrandesRun(_brandes_log(rows, capacity=4)).unlogged() == 2
+
+
+def test_brandes_run_that_gave_up_raises():
+    from graphgear.errors import BackendError
+
+    run = brandes.BrandesRun(_brandes_log([(2, 0, 0, 0, 5)], abort=1))
+    with pytest.raises(BackendError, match="grid barrier gave up"):
+        run.check()

@@ -54,8 +54,11 @@ class Frontier:
 
     @classmethod
     def all_vertices(cls, num_vertices: int, xp: Any = np) -> Frontier:
-        """Every vertex active (the start of a topology-driven algorithm)."""
-        return cls(num_vertices, mask=xp.ones(num_vertices, dtype=bool))
+        """Every vertex active (the start of a topology-driven algorithm); its size is known, so neither it nor its
+        queue (0..V-1) needs a count on the device."""
+        frontier = cls(num_vertices, mask=xp.ones(num_vertices, dtype=bool))
+        frontier._size = int(num_vertices)
+        return frontier
 
     @classmethod
     def empty(cls, num_vertices: int, xp: Any = np) -> Frontier:
@@ -112,7 +115,11 @@ class Frontier:
             return self
         xp = _array_module(self.mask)
         # int64 on the host; int32 on the GPU, the dtype of the device CSR's indices that every kernel takes
-        ids = xp.flatnonzero(self.mask).astype(np.int64 if xp is np else np.int32, copy=False)
+        dtype = np.int64 if xp is np else np.int32
+        if self._size == self.num_vertices:  # every vertex: no compaction (on the GPU, no count read back)
+            ids = xp.arange(self.num_vertices, dtype=dtype)
+        else:
+            ids = xp.flatnonzero(self.mask).astype(dtype, copy=False)
         return Frontier(self.num_vertices, queue=ids)
 
     def vertices(self) -> Any:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .backends import get_backend
-from .engine.controller import IterationInfo, TraversalController, check_strategy, make_controller
+from .engine.controller import CONTROLLERS, IterationInfo, TraversalController, check_strategy, make_controller
 from .engine.strategy import require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
@@ -134,7 +134,8 @@ def run_program(
     except (TypeError, ValueError):
         raise GraphError(f"params must be numbers, got {shown(params)}") from None
     state = be.program_state(G, program, values, buffers, host_params, copy=copy, source=source)
-    controller = make_controller(strategy, graph, program.kind, monotone=program.monotone)
+    controller = make_controller(strategy, graph, _controller_kind(program, be, strategy, after_round),
+                                 monotone=program.monotone)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
         raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
@@ -143,13 +144,13 @@ def run_program(
     trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
     if source is not None:  # the source's worklist is made on the host only if the device does not run it all
         worklist = None
-    elif active is None:
-        worklist = Frontier.all_vertices(n, be.xp)
+    elif active is None:  # every vertex: its out-edges are every arc (no count on the device)
+        worklist = Frontier.all_vertices(n, be.xp).known_out_edges(G.out_degree, graph.num_arcs)
     else:
         worklist = Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
     check = _nothing_to_check
-    if after_round is None and program.kind == "traversal":
+    if after_round is None and isinstance(controller, TraversalController):
         # a controller of the caller's may run again before this trace is read, so its replay is not deferred
         worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
                                                  defer=controller is not strategy, lazy=lazy)
@@ -174,6 +175,19 @@ def run_program(
     if source is not None:  # the single-source start, if no round made it (max_rounds 0)
         be.fill_state(state)
     return ProgramRun(trace, state, be, check)
+
+
+def _controller_kind(program: VertexProgram, be: Any, strategy: Any, after_round: Any) -> str:
+    """The controller a run gets: the program's kind, except that a monotone iterative program (label propagation,
+    colour propagation) on a backend that runs such programs whole on the device (capabilities.device_programs) is
+    a label-correcting traversal from many vertices at once, and runs as one: under SEP-Graph's Algorithm 2, every
+    round in one persistent launch (device_rules) or one async push-dd pass on a high-diameter graph, where
+    Algorithm 1 would time candidate paths round by round from the host. A caller's own Strategy or controller, or an
+    after_round hook (the host works between rounds), keeps the program's kind."""
+    if (program.kind == "iterative" and program.monotone and after_round is None and be.capabilities.device_programs
+            and isinstance(strategy, str) and strategy in CONTROLLERS):
+        return "traversal"
+    return program.kind
 
 
 def _check_arguments(program: Any, graph: Any, values: Any, buffers: Any, active: Any, source: Any, max_rounds: Any,

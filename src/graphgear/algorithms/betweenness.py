@@ -63,7 +63,7 @@ from ..frontier import Frontier, one_vertex
 from ..functor import Functor
 from ..graph.graph import Graph, check_flag, described, shown
 from ..operators import ACTIVATE
-from ..results import BetweennessResult
+from ..results import BetweennessResult, Deferred
 from ._common import check_weight, resolve_source
 from .brandes import COEFFICIENT, GATHER, LEVEL_UPDATE
 
@@ -75,6 +75,10 @@ __all__ = ["betweenness_centrality"]
 # unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor 20x slower.
 LEVEL, SIGMA, DEPTH = 0, 1, 2  # forward state: (level, sigma) for push, (level, sigma, depth) for pull
 DELTA = 2  # reverse-order pass: (level, sigma, delta)
+# what Brandes' device loop runs (backends/cuda/brandes.py): the forward levels pushed one lane per vertex, each level
+# behind a grid barrier inside the one launch
+DEVICE_LOOP = Strategy(sync="async", direction="push", drive="data", frontier="vertex_queue", balance="vertex_group",
+                       group_size=1)
 A_DELTA, A_BC, A_ENDPOINT = 0, 1, 2  # (delta, bc, endpoint) of the final bc += delta
 
 
@@ -398,6 +402,14 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     arrays = (level, sigma, delta, coef, bc, depth, endpoint)
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
                   controller=make_controller(strategy, graph, "traversal").name)
+    automatic = isinstance(strategy, str) and strategy in CONTROLLERS  # a caller's own Strategy runs as given
+    first = _one_pass_decision(G.graph, ids, strategy) if be.capabilities.brandes_loop and automatic else None
+    if first is not None:  # Brandes' whole loop on the device, one launch per source, read back when first read
+        run = be.brandes(G, ids, bc, endpoints)
+        trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
+        bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
+        return BetweennessResult(Deferred(lambda: (run.check(), bc)[1]), trace=trace, graph=graph,
+                                 seconds=Deferred(lambda: trace.seconds))
     for s in ids:
         reached = _single_source(be, G, graph, s, arrays, trace, strategy)
         if endpoints:
@@ -405,6 +417,45 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     # a GPU run's centrality stays on the device until read (the result copies it on first access)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
+
+
+def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any) -> Any:
+    """The controller's first decision where it is one async push-dd pass (SEP-Graph's delta test: a high-diameter
+    graph), which a backend with capabilities.brandes_loop runs as Brandes' whole loop on the device (DEVICE_LOOP);
+    None otherwise (the host drives the levels)."""
+    if not ids:
+        return None
+    s = ids[0]
+    info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
+    decision = make_controller(strategy, graph, "traversal").choose(info)
+    st = decision.strategy
+    return decision if (st.sync, st.direction, st.drive) == ("async", "push", "data") else None
+
+
+def _device_rows(run: Any, trace: Trace, first: Any) -> None:
+    """The trace rows of a device run (backends/cuda/brandes.py) from its log: per source, one row per level of the
+    forward phase, then one per level of the backward phase, each with the time between its barriers."""
+    st = DEVICE_LOOP
+    level_edges: dict[int, int] = {}
+    for phase, level, vertices, edges, seconds in run.levels():
+        if phase == "start":
+            level_edges.clear()
+        elif phase == "forward":
+            level_edges[level] = edges
+            reason = (f"{first.reason}; Brandes' forward and backward phases in one persistent launch"
+                      if level == 0 else f"level {level}: on the device (no host read)")
+            trace.add(strategy=str(st), path=st.path, frontier_vertices=vertices, frontier_edges=edges,
+                      edges_processed=edges, seconds=seconds, decision="push", reason=reason, phase="forward")
+        else:
+            edges = level_edges.get(level, 0)
+            trace.add(strategy=str(GATHER), path=GATHER.path, frontier_vertices=vertices, frontier_edges=edges,
+                      edges_processed=edges, seconds=seconds, decision="gather",
+                      reason=f"level {level}: each vertex sums its successors' coefficients (on the device)",
+                      phase="backward")
+    if run.unlogged():
+        trace.add(strategy=str(GATHER), path=GATHER.path, frontier_vertices=0, frontier_edges=0, edges_processed=0,
+                  seconds=0.0, decision="gather", reason=f"{run.unlogged():,} more levels ran on the device (past "
+                  "the log's rows; their time is not counted)", phase="backward")
 
 
 def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None, normalized: bool, endpoints: bool,

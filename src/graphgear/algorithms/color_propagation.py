@@ -38,13 +38,14 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_max
-from ..engine.controller import IterationInfo, check_strategy, make_controller
+from ..engine.controller import CONTROLLERS, IterationInfo, check_strategy, make_controller
 from ..engine.trace import Trace
 from ..frontier import Frontier
-from ..functor import Functor
+from ..functor import Functor, cpu_functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE
-from ..results import ColorResult
+from ..program import VertexProgram, run_program
+from ..results import ColorResult, Deferred
 
 __all__ = ["color_propagation", "PUSH_COLOR", "PULL_COLOR"]
 
@@ -88,6 +89,38 @@ PULL_COLOR = Functor("color_pull", _pull_color,
                      state=("colors",))
 EVERY_VERTEX = Functor("every_vertex", _every_vertex, "return true;", state=("colors",))
 
+@cpu_functor
+def _apply_larger(value, buffer, degree, params):  # pragma: no cover - numba
+    if buffer > value:
+        return buffer, buffer, buffer, True
+    return value, buffer, value, False
+
+
+@numba.njit(nogil=True)
+def _color_edge(message, weight, params):  # pragma: no cover - numba
+    return message
+
+
+@numba.njit(nogil=True)
+def _never_settled(value, params):  # pragma: no cover - numba
+    return False  # a color can grow until the end
+
+
+# Color propagation as a vertex program (values float64: vertex ids are exact below 2^53): a larger buffer becomes the
+# color and is sent on. Monotone (max only moves up), so a backend that runs such programs whole on the device
+# (capabilities.device_programs) runs it to its fixed point in one persistent launch (program.run_program).
+COLOR_PROGRAM = VertexProgram(
+    name="color_propagation",
+    kind="iterative",
+    accumulate="max",
+    compute=Functor("apply_larger", _apply_larger,
+                    "if (buffer > value) { value = buffer; message = value; send = true; }"),
+    edge=Functor("color_edge", _color_edge, "return message;"),
+    settled=Functor("color_settled", _never_settled, "return false;"),
+    monotone=True,
+)
+CUDA_PROGRAMS = [COLOR_PROGRAM]
+
 # What the GPU backend compiles for color propagation (tests/test_cuda_sources.py builds each with nvcc).
 CUDA_FUNCTORS = [
     (PUSH_COLOR, "advance", (np.int64,), ()),
@@ -99,6 +132,8 @@ def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "a
     """colors[v] = the largest vertex id that reaches v along edges (int64), by Slota et al.'s color propagation."""
     check_strategy(strategy)
     be = get_backend(backend)
+    if be.capabilities.device_programs and isinstance(strategy, str) and strategy in CONTROLLERS:
+        return _on_device(be, graph, strategy)
     G = be.graph(graph)
     xp = be.xp
     n = graph.num_vertices
@@ -128,3 +163,15 @@ def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "a
                   decision=decision.decision, reason=decision.reason)
         iteration += 1
     return ColorResult(colors, trace=trace, graph=graph, seconds=trace.seconds)  # a GPU result copies on first read
+
+
+def _on_device(be: Any, graph: Graph, strategy: str) -> ColorResult:
+    """COLOR_PROGRAM from every vertex, run whole on the device (program.run_program: SEP-Graph's Algorithm 2 in one
+    persistent launch); the colors are read back, and a failed launch raises, when first read."""
+    n = graph.num_vertices
+    xp = be.xp
+    values = xp.full(n, -np.inf, dtype=np.float64)
+    buffers = xp.arange(n, dtype=np.float64)
+    run = run_program(COLOR_PROGRAM, graph, values, buffers, None, backend=be, strategy=strategy, copy=False)
+    colors = Deferred(lambda: run.checked(run.state.value).astype(np.int64))
+    return ColorResult(colors, trace=run.trace, graph=graph, seconds=Deferred(lambda: run.trace.seconds))

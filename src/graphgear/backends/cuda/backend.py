@@ -23,6 +23,7 @@ from ..base import Capabilities
 from ...frontier import Frontier
 from . import runtime as rt
 from . import sources, warmup
+from .brandes import BrandesLoop
 from .runtime import cupy
 from .sources import ADVANCE_KERNELS, HEAVY_CHUNK, MERGE_PATH_CHUNK
 
@@ -428,7 +429,7 @@ class CudaProgramState:
     source: int = -1
 
 
-class CudaBackend:
+class CudaBackend(BrandesLoop):
     """The GPU backend (one per process)."""
 
     name = "cuda"
@@ -437,8 +438,9 @@ class CudaBackend:
         self.xp = cupy()
         # async advance runs level by level in parallel (not one FIFO worklist: BC gathers per level after it); a
         # GPU queue may repeat a vertex; fused_power and light_heavy are switches (False: a launch per step, no split)
-        self.capabilities = Capabilities(async_order="levels", device_traversal=True, fused_power=True,
-                                         light_heavy=True, exact_queues=False, degree_layout=True)
+        self.capabilities = Capabilities(async_order="levels", device_traversal=True, device_programs=True,
+                                         brandes_loop=True, fused_power=True, light_heavy=True, exact_queues=False,
+                                         degree_layout=True)
         warmup.start()  # a machine's first process: the built-in kernels compile ahead, in parallel (warmup.py)
         self._utility = rt.KernelTable(rt.compile_module(sources.UTILITY_SOURCE, ()))
         self._counter = rt.PinnedCounter()

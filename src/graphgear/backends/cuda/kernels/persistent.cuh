@@ -28,14 +28,13 @@
 // improved several times inside a bucket sends its heavy arcs once, not at every improvement.
 // Block 0 logs each round (|Q|, |S|, outDegree(S), direction, %globaltimer) for the host's trace.
 //
-// Co-residency: the host launches at most (blocks resident per SM) x (SMs) blocks. The barrier gives up after
+// Co-residency: the host launches at most (blocks resident per SM) x (SMs) blocks; grid.cuh's barrier gives up after
 // GG_BARRIER_TIMEOUT_NS and raises the abort flag, so a launch that cannot be co-resident fails instead of hanging.
 #pragma once
 #include "advance.cuh"
 #include "pull.cuh"
 #include "program.cuh"
-
-#define GG_BARRIER_TIMEOUT_NS 4000000000ull
+#include "grid.cuh"
 #define GG_LOG_FIELDS 5
 // the int64 control words (backend.CONTROL_WORDS): where the barrier's two words and the status's first two sit
 #define GG_CONTROL_WORDS 18
@@ -43,45 +42,6 @@
 #define GG_STATUS_WORD 9
 #define GG_DIR_PUSH 0
 #define GG_DIR_PULL 1
-
-__device__ __forceinline__ u64 gg_globaltimer() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// Grid-wide barrier (sense by generation count): bar[0] arrivals, bar[1] generation. Returns false after an abort.
-// One arrival per block; waiters poll the generation with acquire loads (no sleep: a wake-up costs ~1 us more).
-__device__ __forceinline__ u32 gg_load_acquire(const u32* p) {
-    u32 v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ bool gg_grid_sync(u32* bar, volatile int* status) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const u32 g = gg_load_acquire(bar + 1);
-        __threadfence();
-        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-            atomicExch(bar, 0u);
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            const u64 start = gg_globaltimer();
-            u32 spins = 0;
-            while (gg_load_acquire(bar + 1) == g) {
-                if ((++spins & 1023u) == 0 && (status[0] != 0 || gg_globaltimer() - start > GG_BARRIER_TIMEOUT_NS)) {
-                    atomicExch((int*)status, 1);
-                    break;
-                }
-            }
-        }
-        __threadfence();
-    }
-    __syncthreads();
-    return status[0] == 0;
-}
 
 __device__ __forceinline__ u32 gg_load(const u32* p) { return *(volatile const u32*)p; }
 __device__ __forceinline__ u64 gg_load(const u64* p) { return *(volatile const u64*)p; }
