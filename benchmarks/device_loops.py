@@ -1,7 +1,7 @@
 """The device loops of issue 23 on one GPU: BFS, Brandes' single-source BC, colour propagation and label propagation
 on grid:2048:2048 (each loop against a BFS's time on the same graph), and SCC against scipy.sparse.csgraph on
-rmat:21:16 and on a directed high-diameter graph (every lattice edge of grid:2048:2048 one way, half of them both ways:
-tests/test_cuda_algorithms_b.py's `oriented`). graphgear: median of CUDA-event timings after warm-up (bench.gpu.time_gpu);
+rmat:21:16 and on a directed high-diameter graph (graph.generate.orient: every lattice edge of grid:2048:2048 one
+way, half of them both ways). graphgear: median of CUDA-event timings after warm-up (bench.gpu.time_gpu);
 SciPy: median of 3 wall-clock runs on this machine's CPU.
 
     PYTHONPATH=src python3 benchmarks/device_loops.py [--json PATH]
@@ -17,17 +17,6 @@ import time
 import numpy as np
 
 
-def oriented(g, seed: int = 5):
-    import graphgear as gg
-
-    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
-    up = rows < g.indices
-    src, dst = rows[up], g.indices[up]
-    back = np.random.default_rng(seed).random(src.size) < 0.5
-    return gg.Graph.from_edges(np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]),
-                               num_vertices=g.num_vertices, directed=True, name="oriented grid:2048:2048")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", default=None)
@@ -38,6 +27,7 @@ def main() -> None:
 
     import graphgear as gg
     from graphgear.bench.gpu import time_gpu
+    from graphgear.graph.generate import orient
 
     rng = np.random.default_rng(0)
     out = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
@@ -55,7 +45,7 @@ def main() -> None:
         out[f"{name} grid2k trace rows"] = len(result.trace.rows)
     for name in ("bc", "color", "label_propagation"):
         out[f"{name} / bfs"] = out[f"{name} grid2k ms"] / out["bfs grid2k ms"]
-    for label, g in (("rmat:21:16", gg.load("rmat:21:16")), ("oriented grid2k", oriented(grid))):
+    for label, g in (("rmat:21:16", gg.load("rmat:21:16")), ("oriented grid2k", orient(grid))):
         matrix = g.to_scipy()
         scipy_times = []
         for _ in range(3):

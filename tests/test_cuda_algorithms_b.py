@@ -18,6 +18,7 @@ import graphgear as gg
 from graphgear.algorithms import scc as scc_module
 from graphgear.engine.strategy import Strategy
 from graphgear.errors import StrategyError
+from graphgear.graph.generate import orient
 
 pytestmark = pytest.mark.gpu
 
@@ -51,15 +52,9 @@ def load(spec: str) -> gg.Graph:
 
 
 def oriented(spec: str) -> gg.Graph:
-    """A directed graph with many non-trivial SCCs: every edge u < v of an undirected graph as u -> v, and half of them
-    also as v -> u (seeded)."""
-    g = gg.load(spec)
-    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
-    up = rows < g.indices
-    src, dst = rows[up], g.indices[up]
-    back = np.random.default_rng(5).random(src.size) < 0.5
-    return gg.Graph.from_edges(np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]),
-                               num_vertices=g.num_vertices, directed=True, name=f"oriented {spec}")
+    """A directed graph with many non-trivial SCCs (graph.generate.orient: every edge u < v as u -> v, half of them
+    also as v -> u, seeded)."""
+    return orient(gg.load(spec))
 
 
 # ------------------------------------------------------------------------------------------------------ PageRank

@@ -362,3 +362,22 @@ def test_progress_enabled_small(monkeypatch):
     g = generate("kron:10:w", progress=True)
     assert g.num_vertices == 1024
     assert generate("rgg:8", progress=True).num_vertices == 256
+
+
+def test_orient_makes_a_directed_graph_of_the_edges():
+    """graph.generate.orient: every edge u < v as u -> v, and v -> u as well with probability `both` (seeded);
+    refuses a directed graph and a probability outside [0, 1]."""
+    from graphgear.errors import GraphError
+    from graphgear.graph.generate import orient
+
+    g = gen.generate("grid:12:15")
+    one_way, both_ways = orient(g, 0.0), orient(g, 1.0)
+    assert one_way.directed and one_way.num_arcs == g.num_edges and both_ways.num_arcs == 2 * g.num_edges
+    assert all(u < v for u, v in one_way.to_networkx().edges)
+    assert nx.number_strongly_connected_components(one_way.to_networkx()) == g.num_vertices  # a DAG
+    half = orient(g)
+    assert g.num_edges < half.num_arcs < 2 * g.num_edges and half.indices.tolist() == orient(g).indices.tolist()
+    with pytest.raises(GraphError, match="undirected"):
+        orient(one_way)
+    with pytest.raises(GraphError, match="probability"):
+        orient(g, 1.5)

@@ -125,6 +125,23 @@ def _scipy_matrix(graph: Graph, weighted: bool) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------------------- BFS
+def _search(offsets: list[int], indices: np.ndarray, marks: list[int], start: int, step: int,
+            depth_limit: int | None = None) -> None:
+    """The serial BFS the BFS and colour verifiers run: from `start` (marked already), every vertex still unmarked
+    (-1) that it reaches gets its parent's mark + `step` (1: hop counts; 0: the start's mark, a colour); a mark past
+    `depth_limit` is not given."""
+    queue = deque([start])
+    while queue:
+        u = queue.popleft()
+        mark = marks[u] + step
+        if depth_limit is not None and mark > depth_limit:
+            continue
+        for v in indices[offsets[u]:offsets[u + 1]].tolist():
+            if marks[v] < 0:
+                marks[v] = mark
+                queue.append(v)
+
+
 def verify_bfs(graph: Graph, source: int, distances: Any, depth_limit: int | None = None,
                predecessors: Any = None) -> None:
     """Check BFS hop counts from internal vertex `source` (-1 unreached; farther than `depth_limit` unreached) against a
@@ -134,17 +151,7 @@ def verify_bfs(graph: Graph, source: int, distances: Any, depth_limit: int | Non
     n = graph.num_vertices
     dist = [-1] * n  # Python lists: a serial loop reads them faster than NumPy arrays
     dist[source] = 0
-    queue = deque([source])
-    offsets, indices = graph.offsets.tolist(), graph.indices
-    while queue:
-        u = queue.popleft()
-        d = dist[u] + 1
-        if depth_limit is not None and d > depth_limit:
-            continue
-        for v in indices[offsets[u]:offsets[u + 1]].tolist():
-            if dist[v] < 0:
-                dist[v] = d
-                queue.append(v)
+    _search(graph.offsets.tolist(), graph.indices, dist, source, 1, depth_limit)
     expected = np.array(dist, dtype=np.int64)
     _fail(graph, "bfs", "distance", found != expected, found, expected)
     if predecessors is None:
@@ -365,12 +372,6 @@ def verify_color_propagation(graph: Graph, colors: Any) -> None:
         if color[top] >= 0:
             continue
         color[top] = top
-        queue = deque([top])
-        while queue:
-            u = queue.popleft()
-            for v in indices[offsets[u]:offsets[u + 1]].tolist():
-                if color[v] < 0:
-                    color[v] = top
-                    queue.append(v)
+        _search(offsets, indices, color, top, 0)
     expected = np.array(color, dtype=np.int64)
     _fail(graph, "color propagation", "color", found != expected, found, expected)

@@ -43,7 +43,7 @@ import numba
 import numpy as np
 
 from .. import memory
-from ..errors import GraphSpecError, HostMemoryError, SpecMemoryError
+from ..errors import GraphError, GraphSpecError, HostMemoryError, SpecMemoryError
 from ..progress import Task, task
 from .build import _SLACK_BYTES, csr_build_bytes
 from .graph import Graph
@@ -64,6 +64,7 @@ __all__ = [
     "random_geometric",
     "rgg_points",
     "rgg_radius",
+    "orient",
     "grid",
 ]
 
@@ -644,6 +645,22 @@ def grid(
     components; KEEP around 0.8 gives a road-like network with dead ends and detours. Undirected.
     """
     return _generate_spec(GeneratorSpec("grid", (rows, cols, float(keep)), weighted, seed), progress)
+
+
+def orient(graph: Graph, both: float = 0.5, *, seed: int = 5) -> Graph:
+    """A directed graph from an undirected one: every edge {u, v} with u < v as the arc u -> v, and also as v -> u with
+    probability `both` (seeded). From a grid, a directed high-diameter graph with many strongly connected components
+    of every size (SCC's hard case: thousands of levels, no giant component to peel at once)."""
+    if graph.directed:
+        raise GraphError(f"orient takes an undirected graph, got the directed {graph.name or 'graph'}")
+    if not 0.0 <= both <= 1.0:
+        raise GraphError(f"both must be a probability from 0 to 1, got {both!r}")
+    rows = np.repeat(np.arange(graph.num_vertices), graph.out_degree())
+    up = rows < graph.indices
+    src, dst = rows[up], graph.indices[up]
+    back = np.random.default_rng(seed).random(src.size) < both
+    return Graph.from_edges(np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]),
+                            num_vertices=graph.num_vertices, directed=True, name=f"oriented {graph.name}")
 
 
 _BUILDERS: dict[str, Callable[[GeneratorSpec, str, Task], Graph]] = {

@@ -81,7 +81,7 @@ class BrandesLoop:
         if table is None:
             table = self._modules["brandes"] = rt.KernelTable(rt.compile_module(SOURCE, ()))
         kernel = table.get_function("brandes")
-        rt.check_free_memory(28 * n + 16 * FIELDS * MAX_ROWS, "Brandes' level arrays")
+        rt.check_free_memory(28 * n + 8 * FIELDS * MAX_ROWS, "Brandes' level arrays and log")
         level = cp.empty(n, dtype=cp.int32)
         sigma = cp.empty(n, dtype=cp.float64)
         coef = cp.empty(n, dtype=cp.float64)
