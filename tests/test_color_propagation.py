@@ -164,7 +164,12 @@ def test_as_a_monotone_program_from_every_vertex(spec, strategy, monkeypatch):
     check(result, condensation_reference(g), g)
     assert result.trace.algorithm == "color_propagation"
     assert not any(row.reason.startswith("inspect candidate") for row in result.trace)
-    assert result.trace.rows[0].frontier_vertices == g.num_vertices
+    # Multistep: a flood from one pivot, then the program from every vertex (those reached have nothing to send)
+    rows = result.trace.rows
+    assert (rows[0].phase, rows[0].frontier_vertices) == ("pivot", 1)
+    propagate = [row for row in rows if row.phase == "propagate"]
+    assert propagate[0].frontier_vertices == g.num_vertices
+    assert [row.phase for row in rows] == ["pivot"] * (len(rows) - len(propagate)) + ["propagate"] * len(propagate)
 
 
 @settings(max_examples=60, **SETTINGS)
@@ -184,3 +189,24 @@ def test_hypothesis_monotone_program_route(records):
     finally:
         caps.device_programs = False
     check(result, networkx_reference(n, src, dst, directed), g)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_multistep_pivot_flood(directed, monkeypatch):
+    """The device route floods from one pivot first (undirected: the vertex of largest degree, here the star's centre
+    0, whose component's colour is its largest id 5, not the pivot's; directed: vertex n-1, whose colour is final
+    wherever it reaches), then propagates over the vertices left: the path 6-7-8 and, directed, the star."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cpu")
+    monkeypatch.setattr(be.capabilities, "device_programs", True)
+    src, dst = [0, 0, 0, 0, 0, 6, 7, 8], [1, 2, 3, 4, 5, 7, 8, 2]
+    g = Graph.from_edges(np.array(src), np.array(dst), num_vertices=9, directed=directed)
+    result = color_propagation(g, backend=be)
+    expected = [0, 1, 8, 3, 4, 5, 6, 7, 8] if directed else [8] * 9
+    np.testing.assert_array_equal(result.colors, expected)
+    flood = [row for row in result.trace.rows if row.phase == "pivot"]
+    assert flood and flood[0].frontier_vertices == 1
+    g2 = Graph.from_edges(np.array(src[:-1]), np.array(dst[:-1]), num_vertices=9, directed=directed)
+    np.testing.assert_array_equal(color_propagation(g2, backend=be).colors,
+                                  [0, 1, 2, 3, 4, 5, 6, 7, 8] if directed else [5] * 6 + [8] * 3)

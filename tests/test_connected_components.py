@@ -132,7 +132,7 @@ def test_afforest_every_strategy(spec, path):
 @pytest.mark.parametrize("spec", SMALL_SPECS + ("grid:40:40",))
 def test_label_propagation_as_one_traversal(spec, strategy, monkeypatch):
     """A backend that runs monotone programs whole on the device (capabilities.device_programs: the GPU) runs label
-    propagation as a label-correcting traversal from every vertex, under SEP-Graph's Algorithm 2 (program.py
+    propagation as label-correcting traversals (a flood from a pivot, then every vertex), under SEP-Graph's Algorithm 2 (program.py
     _controller_kind). The CPU with the capability switched on takes that route: the same components, no Algorithm 1
     candidates in the trace."""
     from graphgear.backends import get_backend
@@ -143,7 +143,12 @@ def test_label_propagation_as_one_traversal(spec, strategy, monkeypatch):
     result = connected_components(g, method="label_propagation", backend=be, strategy=strategy)
     check(result, graph_reference(g), g)
     assert not any(row.reason.startswith("inspect candidate") for row in result.trace)
-    assert result.trace.rows[0].frontier_vertices == g.num_vertices
+    # Multistep: a flood from one pivot, then the program from every vertex (those reached have nothing to send)
+    rows = result.trace.rows
+    assert (rows[0].phase, rows[0].frontier_vertices) == ("pivot", 1)
+    propagate = [row for row in rows if row.phase == "propagate"]
+    assert propagate[0].frontier_vertices == g.num_vertices
+    assert [row.phase for row in rows] == ["pivot"] * (len(rows) - len(propagate)) + ["propagate"] * len(propagate)
 
 
 def test_auto_controller_runs_sep_graph_algorithm_1():

@@ -44,8 +44,9 @@ from ..frontier import Frontier
 from ..functor import Functor, cpu_functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE
-from ..program import VertexProgram, run_program
+from ..program import VertexProgram
 from ..results import ColorResult, Deferred
+from ._common import multistep_labels
 
 __all__ = ["color_propagation", "PUSH_COLOR", "PULL_COLOR"]
 
@@ -166,12 +167,12 @@ def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "a
 
 
 def _on_device(be: Any, graph: Graph, strategy: str) -> ColorResult:
-    """COLOR_PROGRAM from every vertex, run whole on the device (program.run_program: SEP-Graph's Algorithm 2 in one
-    persistent launch); the colors are read back, and a failed launch raises, when first read."""
-    n = graph.num_vertices
-    xp = be.xp
-    values = xp.full(n, -np.inf, dtype=np.float64)
-    buffers = xp.arange(n, dtype=np.float64)
-    run = run_program(COLOR_PROGRAM, graph, values, buffers, None, backend=be, strategy=strategy, copy=False)
-    colors = Deferred(lambda: run.checked(run.state.value).astype(np.int64))
-    return ColorResult(colors, trace=run.trace, graph=graph, seconds=Deferred(lambda: run.trace.seconds))
+    """COLOR_PROGRAM from every vertex, run whole on the device as Multistep runs it (_common.multistep_labels: a flood
+    from one pivot, then SEP-Graph's Algorithm 2 over the vertices it did not reach, each in one persistent launch);
+    the colors are read back, and a failed launch raises, when first read."""
+    if graph.num_vertices == 0:
+        return ColorResult(be.xp.zeros(0, dtype=np.int64), trace=Trace(algorithm="color_propagation", backend=be.name),
+                           graph=graph, seconds=0.0)
+    values, trace, check = multistep_labels(COLOR_PROGRAM, graph, be, strategy)
+    colors = Deferred(lambda: (check(), values.astype(np.int64))[1])
+    return ColorResult(colors, trace=trace, graph=graph, seconds=Deferred(lambda: trace.seconds))

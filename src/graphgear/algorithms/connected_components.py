@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -45,8 +46,8 @@ from ..functor import Functor
 from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
-from ..results import ComponentsResult
-from ._common import APPLY_SMALLER, canonical_labels, check_choice, run_on_host_once
+from ..results import ComponentsResult, Deferred
+from ._common import APPLY_SMALLER, canonical_labels, check_choice, multistep_labels, run_on_host_once
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
            "LABEL_PROPAGATION", "SERIAL_LINK"]
@@ -360,14 +361,21 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
 # ---------------------------------------------------------------------------------------------------- label propagation
 
 
-def label_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> tuple[np.ndarray, Trace]:
-    """comp[v] = smallest vertex id of v's weak component, by min-label propagation; and the program's trace."""
+def label_propagation(graph: Graph, *, backend: Any = "auto",
+                      strategy: Any = "auto") -> tuple[Any, Trace, Callable[[], None] | None]:
+    """comp[v] = smallest vertex id of v's weak component, by min-label propagation; the program's trace; and, where
+    the labels stay on the device unread, a check that raises if a device run failed (None otherwise)."""
     g = symmetrised(graph)
     n = g.num_vertices
+    be = get_backend(backend)
+    if n and be.capabilities.device_programs and isinstance(strategy, str) and strategy in CONTROLLERS:
+        # Multistep: a flood from the pivot labels the giant component at once; the rest propagate (both on device)
+        values, trace, check = multistep_labels(LABEL_PROPAGATION, g, be, strategy)
+        return values.astype(np.int64), trace, check
     values = np.full(n, np.inf)
     buffers = np.arange(n, dtype=np.float64)
-    run = run_program(LABEL_PROPAGATION, g, values, buffers, None, backend=backend, strategy=strategy)
-    return run.values.astype(np.int64), run.trace
+    run = run_program(LABEL_PROPAGATION, g, values, buffers, None, backend=be, strategy=strategy)
+    return run.values.astype(np.int64), run.trace, None
 
 
 # ---------------------------------------------------------------------------------------------------------- entry
@@ -381,8 +389,11 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
     check_strategy(strategy)
     be = get_backend(backend)
     if method == "label_propagation":
-        comp, trace = label_propagation(graph, backend=be, strategy=strategy)
+        comp, trace, check = label_propagation(graph, backend=be, strategy=strategy)
     else:
-        comp, trace = afforest(graph, backend=be, strategy=strategy)
+        (comp, trace), check = afforest(graph, backend=be, strategy=strategy), None
     labels = canonical_labels(comp, roots=True)  # both methods label each vertex with its component's smallest id
+    if check is not None:  # device runs read back (and a failure raised) when the labels or times are first read
+        return ComponentsResult(Deferred(lambda: (check(), labels)[1]), trace=trace, graph=graph,
+                                seconds=Deferred(lambda: trace.seconds))
     return ComponentsResult(labels, trace=trace, graph=graph, seconds=trace.seconds)
