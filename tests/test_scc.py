@@ -235,3 +235,39 @@ def test_tarjan_is_iterative_on_long_paths():
     assert r.num_components == 1 and r.trace.rows[0].phase == "tarjan"
     reverse = gg.Graph.from_edges(np.arange(1, n), np.arange(n - 1), num_vertices=n)  # arcs against the id order
     check(reverse, gg.strongly_connected_components(reverse, backend="cpu"))
+
+
+@pytest.fixture
+def device_route(monkeypatch):
+    """The CPU backend taking the GPU's route: programs run whole (FW-BW as two BFS launches over the whole graph and
+    its reverse, multistep.reach) and async pushes drained level by level (so no serial pass takes the graph)."""
+    be = gg.backends.get_backend("cpu")
+    monkeypatch.setattr(be.capabilities, "device_programs", True)
+    monkeypatch.setattr(be.capabilities, "async_order", "levels")
+    return be
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(g=graphs())
+def test_random_graphs_forward_backward_as_two_searches(g):
+    be = gg.backends.get_backend("cpu")
+    with mock.patch.object(be.capabilities, "device_programs", True), \
+            mock.patch.object(be.capabilities, "async_order", "levels"):
+        check(g, gg.strongly_connected_components(g, backend=be))
+        with coloring_to_the_end():
+            check(g, gg.strongly_connected_components(g, backend=be))
+
+
+@pytest.mark.parametrize("spec", ["grid:30:30:0.7", "rmat:10:8", "er:2000:2"])
+def test_forward_backward_as_two_searches(spec, device_route):
+    """A directed graph (trimmed vertices and small SCCs around a giant one): the same SCCs as SciPy, and the trace's
+    fw-bw rows are the two searches' (one per level or pass), after trim's."""
+    from graphgear.graph.generate import orient
+
+    g = gg.load(spec)
+    g = orient(g) if not g.directed else g
+    r = gg.strongly_connected_components(g, backend=device_route)
+    check(g, r)
+    phases = [row.phase for row in r.trace]
+    assert phases[0] == "trim" and "fw-bw" in phases
+    assert phases.index("fw-bw") > max(i for i, p in enumerate(phases) if p == "trim")

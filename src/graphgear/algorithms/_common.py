@@ -15,7 +15,6 @@ from ..frontier import one_vertex
 from ..functor import Functor, cpu_functor
 from ..graph.graph import Graph, described, shown
 from ..operators import ACTIVATE, STOP
-from ..program import run_program
 
 
 def resolve_source(graph: Any, source: Any, name: str = "source") -> int:
@@ -192,53 +191,3 @@ APPLY_SMALLER = Functor(
     "apply_smaller", _apply_smaller, "if (buffer < value) { value = buffer; message = value; send = true; }"
 )
 
-
-def multistep_labels(program: Any, graph: Graph, be: Any, strategy: Any) -> tuple[Any, Trace, Any]:
-    """A label program run from every vertex (labels = vertex ids; accumulate "max" for colour propagation, "min" for
-    label propagation) as Slota et al.'s Multistep runs it (seeds/003, section IV): first one flood from a pivot,
-    then the program from every vertex the flood did not reach.
-
-    Every vertex the flood reaches ends with one label, known at once, so the label-correcting run that would raise
-    (or lower) those vertices' labels again and again as better ones arrive from far away is skipped:
-      undirected  the pivot is the vertex of the largest degree (it most likely lies in the giant component); the
-                  flood carries a mark beyond every id (n for max, -1 for min), so it reaches the pivot's component
-                  once per vertex, as a BFS does; the component's label is then the largest (smallest) id among the
-                  marked vertices, one reduction on the device.
-      directed    (colour propagation: colours flow along arcs) the pivot is vertex n-1 itself (0 for min): its label
-                  is final wherever it reaches, and nothing it reaches can reach an unreached vertex.
-    The vertices reached start the second run with their label and nothing to send; the rest start as the program
-    does. Both runs stay on the device when the backend runs programs whole there (no host read between them).
-    Returns (values, trace, check): the values on the backend, the runs' rows (phases "pivot" and "propagate") and a
-    check that raises if either device run failed."""
-    xp = be.xp
-    n = graph.num_vertices
-    G = be.graph(graph)
-    largest = program.accumulate == "max"
-    empty, mark = (-np.inf, float(n)) if largest else (np.inf, -1.0)
-    if graph.directed:
-        pivot = xp.full(1, n - 1 if largest else 0, dtype=np.int64)
-    else:
-        pivot = xp.argmax(G.out_degree).reshape(1).astype(np.int64)
-    values = xp.full(n, empty, dtype=np.float64)
-    buffers = xp.full(n, empty, dtype=np.float64)
-    buffers[pivot] = mark
-    flood = run_program(program, graph, values, buffers, pivot, backend=be, strategy=strategy, copy=False,
-                        lazy=True, phase="pivot")
-    values = flood.state.value
-    reached = values == mark
-    ids = xp.arange(n, dtype=np.float64)
-    among = xp.where(reached, ids, empty)
-    label = among.max() if largest else among.min()  # a 0-d array: stays on the device
-    buffers = xp.where(reached, empty, ids)
-    values = xp.where(reached, label, empty)
-    rest = run_program(program, graph, values, buffers, None, backend=be, strategy=strategy, copy=False, lazy=True,
-                       phase="propagate")
-    trace = Trace(algorithm=program.name, backend=be.name, controller=flood.trace.controller)
-    trace.defer(lambda: (append_trace(trace, flood.trace, "pivot"), append_trace(trace, rest.trace, "propagate")),
-                lambda: flood.trace.seconds + rest.trace.seconds)
-
-    def check() -> None:
-        flood.check()
-        rest.check()
-
-    return rest.state.value, trace, check

@@ -46,7 +46,7 @@ from ..graph.graph import Graph
 from ..operators import ACTIVATE
 from ..program import VertexProgram
 from ..results import ColorResult, Deferred
-from ._common import multistep_labels
+from .multistep import multistep_labels
 
 __all__ = ["color_propagation", "PUSH_COLOR", "PULL_COLOR"]
 

@@ -47,7 +47,8 @@ from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, run_program
 from ..results import ComponentsResult, Deferred
-from ._common import APPLY_SMALLER, canonical_labels, check_choice, multistep_labels, run_on_host_once
+from ._common import APPLY_SMALLER, canonical_labels, check_choice, run_on_host_once
+from .multistep import multistep_labels
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
            "LABEL_PROPAGATION", "SERIAL_LINK"]

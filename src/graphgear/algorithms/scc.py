@@ -52,9 +52,10 @@ from ..functor import Functor
 from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
-from ..results import ComponentsResult
-from ._common import canonical_labels, run_on_host_once
+from ..results import ComponentsResult, Deferred
+from ._common import append_trace, canonical_labels, run_on_host_once
 from .connected_components import serial_link
+from .multistep import reach
 
 __all__ = ["strongly_connected_components"]
 
@@ -283,6 +284,7 @@ class _Run:
         self.alive = xp.ones(n, dtype=np.int8)
         self.label = xp.empty(n, dtype=np.int64)  # every vertex is labelled by one of the steps
         self.controller = make_controller(strategy, graph, "traversal")
+        self.checks: list[Any] = []  # device runs read back lazily: each raises if its run failed
         self.trace = Trace(algorithm="strongly_connected_components", backend=be.name, controller=self.controller.name)
 
     def multistep(self) -> None:
@@ -368,6 +370,9 @@ class _Run:
         xp, n = self.be.xp, self.n
         in_degree = self.R.out_degree
         score = xp.where(self.alive != 0, self.G.out_degree * in_degree, -1)
+        if self.be.capabilities.device_programs:
+            self.forward_backward_on_device(xp.argmax(score).reshape(1))
+            return
         pivot = int(xp.argmax(score))
         self.color.fill(pivot)  # the SCC's name
         start = Frontier.from_vertices(one_vertex(xp, pivot), n)
@@ -376,6 +381,28 @@ class _Run:
             controller = make_controller(self.strategy, self.graph, "traversal")
             self.propagate(G, start, mark, self.same, 1, controller, "fw-bw", f"{way} BFS from pivot {pivot}")
         self.settle()
+
+    def forward_backward_on_device(self, pivot: Any) -> None:
+        """FW-BW as two BFS launches (multistep.reach) over the whole graph and its reverse, where the backend runs
+        programs whole on the device: nothing is read back, the pivot included. Right after trim the only vertices
+        removed are SCCs of one vertex, which can lie on no cycle through the pivot, so the vertices reached both
+        ways over the whole graph are the pivot's SCC, as within the remaining vertices."""
+        runs = []
+        for graph, mark, way in ((self.graph, self.forward, "forward"), (_reverse_view(self.graph), self.backward,
+                                                                        "backward")):
+            reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw")
+            mark[...] = reached
+            runs.append((run, way))
+        self.color[...] = pivot[0]  # the SCC's name
+        self.settle()
+
+        self.checks.extend(run.check for run, _ in runs)
+
+        def rows() -> None:
+            for run, _ in runs:
+                append_trace(self.trace, run.trace, "fw-bw")
+
+        self.trace.defer(rows, lambda: sum(run.trace.seconds for run, _ in runs))
 
     # --------------------------------------------------------------------------------------------------- Coloring
     def coloring(self) -> None:
@@ -474,4 +501,7 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
         if left:
             run.tarjan(f"{left:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan")
     labels = run.label if whole is not None else canonical_labels(run.label)
+    if run.checks:  # device runs read back (and a failure raised) when the labels or times are first read
+        return ComponentsResult(Deferred(lambda: ([check() for check in run.checks], labels)[1]), trace=run.trace,
+                                graph=graph, seconds=Deferred(lambda: run.trace.seconds))
     return ComponentsResult(labels, trace=run.trace, graph=graph, seconds=run.trace.seconds)
