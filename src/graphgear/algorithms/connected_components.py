@@ -27,7 +27,6 @@ and sync do not change Afforest (recorded in the trace). The controllers (auto/s
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -259,14 +258,21 @@ def symmetrised(graph: Graph) -> Graph:
     return cached
 
 
-def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[int, float]:
-    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices and its share. The
-    sampled roots come to the host in one small read and are counted there (a device sort of 1024 values costs more
-    than the read)."""
-    picks = np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES)
-    roots, counts = np.unique(be.to_host(comp[be.asarray(picks)]), return_counts=True)
-    best = int(counts.argmax())
-    return int(roots[best]), float(counts[best]) / NUM_SAMPLES
+_PICKS: dict = {}
+
+
+def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[Any, Any]:
+    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices (the smallest root on a
+    tie) and its share, both 0-d arrays on the backend: counted there, all pairs of samples compared at once (a
+    million comparisons, one launch), so nothing is read back before the final phase is queued."""
+    key = (be.name, n)
+    if key not in _PICKS:  # GAP's draws, on the backend once per graph size
+        _PICKS[key] = be.asarray(np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES))
+    xp = be.xp
+    roots = comp[_PICKS[key]].astype(np.int64)
+    counts = (roots[:, None] == roots[None, :]).sum(axis=1)
+    best = xp.argmax(counts * (n + 1) + (n - roots))  # most frequent, then smallest
+    return roots[best], counts[best] / NUM_SAMPLES
 
 
 # ---------------------------------------------------------------------------------------------------------- Afforest
@@ -323,39 +329,44 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
                   seconds=seconds, decision=s.path, reason=why, phase=phase)
 
     # sampling: link the r-th neighbour of every vertex, then compress. The trace's edge counts are graph constants
-    # (cached) but for the final phase's, one device scalar read after the last phase
+    # (cached) but for the final phase's; it and the giant component's root are device scalars, and the phases are
+    # timed on the backend's timeline, all read when the trace is first read (the topology-driven run reads nothing)
     sampled_edges, link_degree = _link_degrees(be, G, graph, t_offsets, directed)
-    sampled = []
+    timeline = be.timeline()
+    timeline.mark()
     for r in range(NEIGHBOR_ROUNDS):
-        start = time.perf_counter()
         params[0] = r
         be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
         be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-        sampled.append(time.perf_counter() - start)
+        timeline.mark()
 
     # the giant component, then the remaining edges of the vertices outside it
-    start = time.perf_counter()
     c, share = _sample_frequent_element(be, comp, n)
-    params[0], params[1] = NEIGHBOR_ROUNDS, c
+    params[0] = NEIGHBOR_ROUNDS
+    params[1] = c
     remaining = xp.where(comp != c, link_degree, 0).sum()  # the arcs the final phase links (an upper bound)
-    why = f"component {c} holds ~{share:.0%} of {NUM_SAMPLES} sampled vertices: skip it"
+    filtered = ""
     if base.drive == "data":
         link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
         frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
         be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
-        linked, why = frontier.size, f"{why} (filtered queue)"
+        linked, filtered = frontier.size, " (filtered queue)"
     else:
         link, linked = topology, n
         be.for_each_vertex(None, LINK_REMAINING, state, num_vertices=n)
-    link_seconds = time.perf_counter() - start
-
-    start = time.perf_counter()
+    timeline.mark()
     be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-    compress_seconds = time.perf_counter() - start
-    for r, seconds in enumerate(sampled):
-        row("sample", topology, n, sampled_edges[r], seconds, f"{reason}; link neighbour {r} of every vertex")
-    row("link", link, linked, int(remaining), link_seconds, f"{reason}; {why}")
-    row("compress", topology, n, 0, compress_seconds, f"{reason}; point every vertex at its root")
+    timeline.mark()
+
+    def rows() -> None:
+        seconds = timeline.seconds()
+        for r in range(NEIGHBOR_ROUNDS):
+            row("sample", topology, n, sampled_edges[r], seconds[r], f"{reason}; link neighbour {r} of every vertex")
+        why = f"component {int(c)} holds ~{float(share):.0%} of {NUM_SAMPLES} sampled vertices: skip it{filtered}"
+        row("link", link, linked, int(remaining), seconds[-2], f"{reason}; {why}")
+        row("compress", topology, n, 0, seconds[-1], f"{reason}; point every vertex at its root")
+
+    trace.defer(rows, lambda: sum(timeline.seconds()))
     return comp, trace
 
 
@@ -397,4 +408,4 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
     if check is not None:  # device runs read back (and a failure raised) when the labels or times are first read
         return ComponentsResult(Deferred(lambda: (check(), labels)[1]), trace=trace, graph=graph,
                                 seconds=Deferred(lambda: trace.seconds))
-    return ComponentsResult(labels, trace=trace, graph=graph, seconds=trace.seconds)
+    return ComponentsResult(labels, trace=trace, graph=graph, seconds=Deferred(lambda: trace.seconds))

@@ -20,14 +20,18 @@ vertex program's round (program_state, program_round). What differs is declared 
     light_heavy       near-far SSSP with Meyer & Sanders' light/heavy split inside the persistent launch; a switch
     exact_queues      every queue an operator returns holds a vertex at most once (the CPU's; a GPU queue may repeat)
     degree_layout     MultiGraph's renumbering by degree pays off on this backend (the GPU's caches and warps)
+
+`timeline()` times a sequence of operator calls without waiting between them: `mark()` after each step, `seconds()`
+once at the end (on the GPU, CUDA events on the stream: the steps' device time, one wait when first read).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Backend", "Capabilities"]
+__all__ = ["Backend", "Capabilities", "HostTimeline"]
 
 
 @dataclass
@@ -45,6 +49,20 @@ class Capabilities:
     degree_layout: bool = False
 
 
+@dataclass
+class HostTimeline:
+    """A backend's timeline where the operators finish before they return (the CPU): wall-clock marks."""
+
+    marks: list[float] = field(default_factory=list)
+
+    def mark(self) -> None:
+        self.marks.append(time.perf_counter())
+
+    def seconds(self) -> list[float]:
+        """The time between consecutive marks."""
+        return [b - a for a, b in zip(self.marks, self.marks[1:])]
+
+
 @runtime_checkable
 class Backend(Protocol):
     """What every backend object has: a name (trace labels, cache keys), its array module `xp` (NumPy or CuPy), its
@@ -57,6 +75,8 @@ class Backend(Protocol):
     def graph(self, g: Any) -> Any: ...
 
     def to_host(self, array: Any) -> Any: ...
+
+    def timeline(self) -> Any: ...
 
     def asarray(self, array: Any, dtype: Any = None) -> Any: ...
 

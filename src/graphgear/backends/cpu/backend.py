@@ -17,7 +17,7 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import cpu_function
-from ..base import Capabilities
+from ..base import Capabilities, HostTimeline
 from . import operators as ops
 from . import programs as prog
 
@@ -84,6 +84,10 @@ class CpuBackend:
             cached = CpuGraph(g, g.offsets, g.indices, weights, g.weights is not None, g.out_degree(), g.num_vertices, g.num_arcs)
             g.device_cache["cpu"] = cached
         return cached
+
+    def timeline(self) -> HostTimeline:
+        """Wall-clock marks: the CPU's operators finish before they return."""
+        return HostTimeline()
 
     def to_host(self, array: Any) -> np.ndarray:
         return np.asarray(array)

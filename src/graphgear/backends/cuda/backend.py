@@ -495,6 +495,10 @@ class CudaBackend(BrandesLoop):
     def asarray(self, array: Any, dtype: Any = None) -> Any:
         return self.xp.asarray(array, dtype=dtype)
 
+    def timeline(self) -> rt.EventTimeline:
+        """CUDA events on the stream: launches timed on the device, the host waiting once (when first read)."""
+        return rt.EventTimeline()
+
     def fill_state(self, s: CudaProgramState) -> None:
         """Make what the program state still owes its arrays (a single-source start, the messages' identity fill) by
         one RawKernel launch, if no launch has yet: the persistent kernel's prologue does it inside its own launch,

@@ -206,7 +206,8 @@ class PinnedCounter:
 
 class PinnedReader:
     """Several small device arrays read back with ONE synchronisation: asynchronous copies into pinned memory on the
-    current stream, then one wait (each blocking read costs a round trip of 10-20 us). `enqueue` queues the copies
+    current stream, then one wait (each blocking read costs a round trip: docs/performance.md#smaller-host-costs).
+    `enqueue` queues the copies
     and returns what waits for them and hands the arrays out, so a caller can queue a read behind its kernel and
     collect it later (one read in flight: the next enqueue reuses the buffer)."""
 
@@ -238,3 +239,23 @@ class PinnedReader:
             return [view.copy() for view in views]
 
         return collect
+
+
+class EventTimeline:
+    """A backend timeline on the current stream: each mark records a CUDA event, so a sequence of launches is timed
+    on the device without the host waiting between them; `seconds()` waits once, for the last mark."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def mark(self) -> None:
+        event = cupy().cuda.Event()
+        event.record()
+        self.events.append(event)
+
+    def seconds(self) -> list[float]:
+        """The device time between consecutive marks."""
+        if not self.events:
+            return []
+        self.events[-1].synchronize()
+        return [cupy().cuda.get_elapsed_time(a, b) / 1e3 for a, b in zip(self.events, self.events[1:])]
