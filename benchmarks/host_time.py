@@ -8,7 +8,7 @@ and the CUDA-event time of the call last. Two views of the same wrapped callees:
     PYTHONPATH=src python3 benchmarks/host_time.py pagerank stages
 
 Each wrapper takes a perf_counter stamp (under 1 us). A callee an older checkout lacks is skipped, so the same script
-compares two commits (NOTES.md, sessions 12-14).
+compares two commits (docs/performance.md#host-time-of-a-call).
 """
 import sys
 import time

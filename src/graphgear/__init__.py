@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-# numba's OpenMP threads wait passively between parallel loops. With the default spin-then-sleep policy, a loop on a
-# small frontier cost 7-8 ms on a 2-core VM (a spinning worker held the core the next loop needed); passive: 10 us.
-# Set before numba starts its thread pool; a user's own setting wins.
+# numba's OpenMP threads wait passively between parallel loops. With the default spin-then-sleep policy a loop on a
+# small frontier cost far more (a spinning worker held the core the next loop needed):
+# docs/performance.md#openmp-wait-policy. Set before numba starts its thread pool; a user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 # numba picks its cache folder as each @njit(cache=True) kernel is decorated: give it a writable one first (a read-only

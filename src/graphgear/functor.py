@@ -39,7 +39,8 @@ def cpu_functor(fn: Any) -> Any:
     """numba-compile a CPU functor: nogil and without reference counting (``_nrt=False``).
 
     Functors run once per edge inside parallel loops; with reference counting, unpacking the state tuple would touch
-    every array's shared counter on every call from every thread (measured 3-6x slower). A functor compiled so may
+    every array's shared counter on every call from every thread (several times slower:
+    docs/performance.md#kernels-without-reference-counting). A functor compiled so may
     not allocate arrays, which functors never need.
     """
     import numba

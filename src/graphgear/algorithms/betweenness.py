@@ -72,7 +72,8 @@ __all__ = ["betweenness_centrality"]
 
 # ------------------------------------------------------------------------------------------------------- functors
 # Functors index their state tuple in place (state[LEVEL][v]) rather than unpacking it: numba reference-counts every
-# unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor 20x slower.
+# unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor many times slower
+# (docs/performance.md#kernels-without-reference-counting).
 LEVEL, SIGMA, DEPTH = 0, 1, 2  # forward state: (level, sigma) for push, (level, sigma, depth) for pull
 DELTA = 2  # reverse-order pass: (level, sigma, delta)
 # what Brandes' device loop runs (backends/cuda/brandes.py): the forward levels pushed one lane per vertex, each level

@@ -36,8 +36,8 @@ def _level_update(u, state):  # pragma: no cover - numba
 
 
 # LevelGather = a data-driven neighbor_reduce over the level's out-rows (load-balanced: lanes per row by degree,
-# hub rows in block chunks) + a per-vertex update; one functor looping over a hub's row serially cost 9.3 of 17 ms
-# of a kron:21 single-source BC on an H200.
+# hub rows in block chunks) + a per-vertex update; one functor looping over a hub's row serially had been over half of
+# a kron:21 single-source BC (benchmarks/gpu_profile.py; docs/performance.md#betweenness-centrality).
 COEFFICIENT = Functor("bc_coefficient", _coefficient, "return coef_below[u];", state=("coef_below",))
 LEVEL_UPDATE = Functor(
     "bc_level_update", _level_update,

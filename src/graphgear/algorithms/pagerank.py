@@ -256,7 +256,8 @@ _POWER_STRATEGIES: WeakKeyDictionary = WeakKeyDictionary()  # graph -> {controll
 def _power_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str] | None:
     """The Strategy the power iteration records, its controller's name and why; None when `strategy` fixes another
     path (method="auto" then runs delta). Cached per graph for a controller named by a string ("auto", ...): making
-    the controller cost 0.07 ms of host time a call, a 10-iteration kron:21 run's GPU idle meanwhile."""
+    the controller cost host time on every call, with the GPU idle meanwhile (benchmarks/pagerank_heavy.py;
+    docs/performance.md#smaller-host-costs)."""
     if not isinstance(strategy, str):
         return _make_power_strategy(strategy, graph)
     known = _POWER_STRATEGIES.setdefault(graph, {})
@@ -349,7 +350,7 @@ def _vector(be: Any, n: int, values: Any) -> Any:
 def _shares(be: Any, G: Any) -> tuple[Any, Any]:
     """(inv, is_dangling) of G: 1 / out-weight (0 where the out-weight is 0) and where it is 0. Cached on the graph
     G runs (one per backend): every PageRank call on it needs them, and on the GPU their few launches and
-    temporaries were a tenth of a 10-iteration kron:21 run."""
+    temporaries were a sizeable part of a 10-iteration run (docs/performance.md#smaller-host-costs)."""
     key = f"{be.name}:pagerank-shares"
     cached = G.graph.device_cache.get(key)
     if cached is None:
@@ -400,7 +401,7 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
                                  degree_ordered=renumbering is not None, order=order)
 
         log = run.log  # not `run`: the trace and `rows` reference each other, so what they hold waits for the cyclic
-        # garbage collector; holding the ranks cost a cudaMalloc (0.18 ms) a call
+        # garbage collector; holding the ranks cost a cudaMalloc a call (docs/performance.md#smaller-host-costs)
 
         def rows() -> None:  # built when the trace is first read: not inside a timed call
             for err, seconds in zip(log.changes(), log.seconds()):

@@ -20,10 +20,10 @@ pull (`pull`: every unsettled vertex gathers min(dist[u] + w) over its active in
 on a high-diameter graph (|E|/|V| < delta), async push: one FIFO worklist drained label-correcting, so a whole bucket
 costs one operator call. SSSP's pull has no early exit (it needs the minimum over all active in-neighbours, unlike
 bottom-up BFS) and on the CPU a pulled edge costs about what a pushed one does (a random read of a distance; the
-push's atomic runs only on an improvement): on kron:20:w a pull round over a frontier of 21M out-edges took 405 ms
-where push rounds ran 18M edges in 205 ms, and with alpha = 0.5 (one pull, at the peak round) a run took 10-15% more
-CPU time than with 0.1 (push only) at the same wall time. So alpha = 0.1 (PULL_ALPHA) instead of the paper's 15: pull
-only for a frontier with ten times the out-edges still unexplored; and E' counts first expansions only
+push's atomic runs only on an improvement): on kron:20:w a pull round cost nearly twice as much per edge as the push
+rounds, and one pull at the peak round cost more CPU time than pushing throughout at the same wall time
+(docs/performance.md#cpu-sssp-pull-rounds-and-bucket-widths). So alpha = 0.1 (PULL_ALPHA) instead of the paper's
+15: pull only for a frontier with ten times the out-edges still unexplored; and E' counts first expansions only
 (`LabelCorrectingTraversal`). Bellman-Ford is the same loop with one bucket of infinite width: rounds until nothing
 improves (async push: the FIFO label-correcting algorithm of Bellman-Ford-Moore).
 
@@ -39,7 +39,8 @@ pulls them (each vertex keeps its best heavy in-arc from the bucket's senders) i
 On a low-diameter graph the bucket widths adapt: a bucket refill too small to fill the GPU doubles the next width (up
 to 64 Delta), a large one halves it, so the long tail of near-empty buckets past a kron graph's big one costs a few
 far-pile passes instead of dozens. Any increasing sequence of thresholds gives the same distances (label-correcting).
-kron:21:w on an H100: 6.70 ms with fixed widths and pushed heavy arcs, 4.86 with both.
+Each of the two cut kron:21:w's time, and both together most (graphgear bench --suite gpu times SSSP kron:21:w; the
+variants: docs/performance.md#heavy-rows-pulled-adaptive-widths).
 
 Cutoff (networkx's ``cutoff``: a distance above it is dropped, one equal to it kept): the bucket bound never passes
 the cutoff, T_hi <= nextafter(cutoff), so an improvement beyond it goes to the far pile and SplitFar stops when the
@@ -88,13 +89,12 @@ __all__ = ["METHODS", "check_cutoff", "check_delta", "check_weights", "default_d
 METHODS = ("auto", "delta_stepping", "bellman_ford")
 SYNC_SCALE = 4.0  # Delta = SYNC_SCALE * mean weight / average degree for sync paths (see default_delta)
 ASYNC_SCALE = 8.0  # Delta = ASYNC_SCALE * mean weight for async paths
-# the GPU's persistent near-far on a high-diameter graph: Delta = DEVICE_DELTA_SCALE * the async width. Measured on an
-# H200 (median of 5 sources): grid:2048:2048:w 106 / 84 / 71 / 63 / 59 / 62 ms at 0.25 / 0.5 / 1 / 2 / 4 / 16x (before
-# block-local hops; with them 31 / 18.8 / 17.9 / 17.5 / 18.3 ms at Delta 256 / 1024 / 2048 / 4109 / 8192). A round
-# costs a grid barrier whatever its size, so a wider bucket that keeps the device busy wins until re-relaxation takes
-# over. On a low-diameter graph the sync width (Meyer & Sanders) instead: kron:21:w 15.8 / 11.0 / 8.8 / 8.3 / 8.8 / 8.9
-# / 9.2 / 10.6 ms at Delta 2 / 4 / 8 / 16 / 32 / 64 / 128 / 512 (16.9 by the rule), 11.0 at the async rule's 4054
-# (1.2|E| relaxations at 16 against 3.5|E|).
+# the GPU's persistent near-far on a high-diameter graph: Delta = DEVICE_DELTA_SCALE * the async width (grid:2048:2048:w
+# is fastest around 4x, with and without block-local hops). A round costs a grid barrier whatever its size, so a wider
+# bucket that keeps the device busy wins until re-relaxation takes over. On a low-diameter graph the sync width (Meyer &
+# Sanders) instead: on kron:21:w the async rule's width relaxes about three times as many arcs and is slower. Width
+# sweeps: docs/performance.md#the-bucket-width-on-the-device (.data scripts, not kept; graphgear bench --suite gpu
+# times the default).
 DEVICE_DELTA_SCALE = 4.0
 PULL_ALPHA = 0.1  # SEP-Graph Algorithm 2's alpha for SSSP (the paper's 15 is BFS's; see the module notes)
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")
@@ -107,8 +107,9 @@ FIFO = Strategy(sync="async")
 # ------------------------------------------------------------------------------------------------------ functors
 # The relax functors are written so that numba keeps no reference counting in them: one `if` chain, conditional
 # expressions instead of early returns and calls. With early returns or helper calls numba increfs/decrefs every array
-# of the state tuple on each call (atomic operations on shared counters): 5x slower on one thread and far worse on two
-# (test_relax_functors_have_no_refcounting guards this).
+# of the state tuple on each call (atomic operations on shared counters): several times slower on one thread and far
+# worse on two (docs/performance.md#kernels-without-reference-counting; test_relax_functors_have_no_refcounting guards
+# this).
 @numba.njit(nogil=True)
 def _relax(u, v, w, state):  # pragma: no cover - numba
     """Push over u -> v: atomic min of dist[v]; an improvement below T_hi activates v (near pile), one at or above
@@ -335,9 +336,11 @@ def default_delta(graph: Any, mean: float, positive: float, sync: str = "sync") 
            Delta = 4, 1.28|E| at 8, 1.46|E| at 16, 1.8|E| at 32, but each bucket costs parallel iterations and a pass
            over the far pile: 16 (SYNC_SCALE 4) was the fastest.
     async  ASYNC_SCALE * mean weight: one serial FIFO drain per bucket, so wide buckets amortise the per-bucket cost
-           until re-relaxation takes over. grid:1024:1024:w: 1.08|V| expansions at Delta = 256 (0.22 s), 1.18 at 512
-           (0.17 s), 1.41 at 1024 (0.15 s), 2.98 at 4096 (0.21 s), 5.4 at 8192 (0.39 s); the malta road graph (mean 87)
-           is fastest at 512-2048. ASYNC_SCALE 8.
+           until re-relaxation takes over. grid:1024:1024:w: 1.08|V| expansions at Delta = 256, 1.18 at 512, 1.41 at
+           1024, 2.98 at 4096, 5.4 at 8192, the time lowest at 1024; the malta road graph (mean 87) is fastest at
+           512-2048. ASYNC_SCALE 8.
+
+    The timings: docs/performance.md#cpu-sssp-pull-rounds-and-bucket-widths.
     """
     if mean <= 0:
         return math.inf

@@ -67,7 +67,8 @@ def get_backend(name: Any = "auto") -> Any:
 @functools.cache
 def _auto_choice() -> str:
     """What "auto" means in this process, asked once: whether a GPU is there does not change while it runs, and the
-    asking (a module lookup and a driver call) cost about 40 us on every gg.bfs(g, s) that left the backend "auto"."""
+    asking (a module lookup and a driver call) cost host time on every gg.bfs(g, s) that left the backend "auto"
+    (docs/performance.md#smaller-host-costs)."""
     return "cuda" if cuda_available() and _has_cuda_backend() else "cpu"
 
 

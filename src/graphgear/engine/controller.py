@@ -8,8 +8,8 @@ adaptive  SEP-Graph. Traversals (BFS, SSSP, BC), Algorithm 2: start with push; E
           never switch when |E| / |V| < delta (a high-diameter graph runs one async push-dd pass; a monotone
           program's pass expands LOCAL_HOPS levels per grid barrier on the GPU, Strategy.hops). One addition from
           Beamer et al. (SC'12): pull stays while the active set is still growing. With the paper's beta = 2 alone,
-          a Kronecker graph (40% isolated vertices) went back to push at its peak level (717,598 of 2M vertices active,
-          54.6M edges: 2.66 ms on an H200, against about 0.3 ms pulled). Iterative
+          a Kronecker graph (40% isolated vertices) went back to push at its peak level, a push round many times
+          slower than the pull it replaced (docs/performance.md#bfs-on-power-law-graphs). Iterative
           algorithms (delta-PageRank, label propagation), Algorithm 1: run each candidate path once, normalise its
           time by its work, then each round predict every candidate's time from the current active set and run the
           fastest, updating the normalised time after each round.
@@ -60,15 +60,14 @@ def high_diameter(num_arcs: int, num_vertices: int) -> bool:
 CONTROLLERS = ("auto", "static", "adaptive")
 ALPHA, BETA, GAMMA, DELTA = 15.0, 2.0, 1.0, HIGH_DIAMETER_RATIO  # SEP-Graph Algorithm 2, the paper's values
 WARP_SIZE, BLOCK_SIZE = 32, 256
-RESIDENT_THREADS = 132 * 2048  # an H100 SXM: 132 SMs x 2048 threads (supplementary queues at half of it)
+RESIDENT_THREADS = 132 * 2048  # a 132-SM GPU at 2048 resident threads an SM (supplementary queues at half of it)
 SYNTHETIC_GENERATORS = ("kron:", "rmat:", "er:")  # randomly labelled graphs: bitmask status lookup pays off
-# Strategy.hops of a high-diameter graph's async push (monotone programs). H200, median of 5 sources, hops 1 / 8 / 16
-# / 32: BFS grid:2048:2048 39.0 / 11.3 / 10.3 / 9.9 ms; SSSP (near-far) grid:2048:2048:w 50.3 / 19.1 / 18.0 / 18.2;
-# BFS luxembourg_osm 13.8 / 4.6 / 4.4 / 3.9; hops 1 / 4 / 8 / 32: BFS wing (mesh) 1.18 / 0.83 / 0.80 / 1.18, SSSP
-# malta_osm 4.9 / 2.9 / 2.6 / 2.5
+# Strategy.hops of a high-diameter graph's async push (monotone programs): 32 was fastest on the big grid and the road
+# graphs, and no rule by graph size did better (a small mesh preferred 8, a grid of the same size 32): the hop-count
+# runs in docs/performance.md#block-local-hops; graphgear bench --suite gpu times the default
 LOCAL_HOPS = 32
 # ... but only on a graph without hubs: a sparse power-law graph has a small diameter, few rounds to save and much
-# label-correcting to waste (BFS as-caida, max degree 2,628: 0.89 / 1.43 / 1.76 / 1.73 ms at hops 1 / 4 / 8 / 32)
+# label-correcting to waste (BFS on as-caida slows with every hop: docs/performance.md#block-local-hops)
 HOPS_MAX_DEGREE = 32
 
 
@@ -80,10 +79,10 @@ def hop_friendly(graph: Any) -> bool:
 
 
 # Near-far SSSP on the GPU takes the hops on every graph without hubs, dense or sparse, high or low diameter: inside a
-# bucket, label-correcting hops beat level-synchronous rounds with Meyer & Sanders' light/heavy split. SSSP (:w), H200,
-# median of 7 sources, split / hops, ms: rgg:20 (max degree 31) 73.9 / 22.7, rgg:16 19.2 / 5.7, er:262144:10 1.80 /
-# 0.88, er:1048576:80 (max 125) 5.65 / 4.26; with hubs the hops lose: rmat:18:8 (max 9,571) 1.81 / 7.89, kron:18
-# (25,177) 2.88 / 18.15. The bound is a block's width (a row one block expands in a step), between the two groups.
+# bucket, label-correcting hops beat level-synchronous rounds with Meyer & Sanders' light/heavy split (rgg and ER
+# graphs up to maximum degree 125), and lose to them on graphs with hubs (rmat, kron): split against hops in
+# docs/performance.md#hops-instead-of-the-split-on-graphs-without-hubs. The bound is a block's width (a row one block
+# expands in a step), between the two groups.
 NEAR_FAR_HOPS_MAX_DEGREE = BLOCK_SIZE
 
 

@@ -125,8 +125,8 @@ def float32_weights(weights: Any, name: str = "weights") -> np.ndarray:
         raise GraphError(f"{name} must be numbers, got dtype {raw.dtype}: {shown(original)}")
     with np.errstate(over="ignore"):  # float64 beyond float32's range becomes inf here, and is reported below
         w = np.ascontiguousarray(raw, dtype=np.float32)
-    # max and min carry a NaN or an infinity through (the fastest pass: 17 ms over 60 million weights, where a mask
-    # of np.isfinite took 170 ms); the position is looked for only when there is one
+    # max and min carry a NaN or an infinity through (the fastest pass, far faster than a mask of np.isfinite:
+    # docs/performance.md#weight-checks); the position is looked for only when there is one
     if w.size and not (np.isfinite(w.max()) and np.isfinite(w.min())):
         if w.ndim != 1:  # another shape, which the caller refuses: name the value rather than a position
             raise GraphError(f"{name} must be finite float32 numbers, got {shown(original)}")

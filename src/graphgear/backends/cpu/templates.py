@@ -2,8 +2,9 @@
 
 Why. numba's on-disk cache (``cache=True``) finds a compiled kernel by its argument types. A functor passed as an
 argument is typed by its dispatcher object, which is a new object in every process, so a kernel that takes a functor
-never hits the cache: every process compiled every kernel again (0.7-6.7 s on an algorithm's first call;
-``benchmarks/first_call.py``), and wrote one more cache file each time.
+never hits the cache: every process compiled every kernel again (seconds on an algorithm's first call:
+``benchmarks/first_call.py``, docs/performance.md#first-call-in-a-new-process), and wrote one more cache file each
+time.
 
 How. The GPU backend compiles each functor into its templated kernels (NVRTC, ``name_expressions``); the CPU backend
 does the same. A template's body calls its functors by name (its *slots*: ``functor``, ``candidate``, ``compute``, ...)

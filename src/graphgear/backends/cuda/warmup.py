@@ -1,9 +1,10 @@
 """Compiling ahead: a fresh GPU machine's first process waits for no compiler where it can help it.
 
 A process compiles each kernel on its first use, one after another: graphgear's modules (NVRTC, seconds each) and
-CuPy's own elementwise and reduction kernels (a fraction of a second each, dozens of them, and 2-3 s for each of CuPy's
-CUB reductions). The compiled binaries go to CuPy's disk cache, so only a machine's first process waits; on a new
-machine the seven algorithms waited about a minute (benchmarks/gpu_first_process.py prints it). Two remedies, in order:
+CuPy's own elementwise and reduction kernels (dozens of them, CuPy's CUB reductions the slowest). The compiled binaries
+go to CuPy's disk cache, so only a machine's first process waits, and on a new machine the seven algorithms waited long
+for it (benchmarks/gpu_first_process.py measures it; docs/performance.md#a-fresh-machines-first-process). Two
+remedies, in order:
 
 1. Shipped binaries. benchmarks/gpu_warmup_manifest.py records, on a GPU machine with an empty CuPy cache, every
    compilation the built-in algorithms make (warmup.json.gz: each call's source and options) and the binary NVRTC made
@@ -39,7 +40,8 @@ __all__ = ["start", "install", "MANIFEST", "record", "placeholders", "binary_arc
 
 MANIFEST = Path(__file__).with_name("warmup.json.gz")
 # compilations at once (at most the host's cores less one): they slow one another, yet more of them finish the replay
-# sooner (benchmarks/gpu_first_process.py prints its statistics; GRAPHGEAR_CUDA_WARMUP_WORKERS overrides)
+# sooner (benchmarks/gpu_first_process.py prints its statistics, docs/performance.md#a-fresh-machines-first-process;
+# GRAPHGEAR_CUDA_WARMUP_WORKERS overrides)
 WORKERS = 16
 _HASH_LINE = "// graphgear kernels/*.cuh "
 
