@@ -63,7 +63,7 @@ AFFOREST_TOPOLOGY = Strategy(drive="topology", frontier="bitmap")  # what the co
 #   r  the neighbour offset: the sampled neighbour in a sampling round, the first unsampled one in the final phase
 #   c  the giant component's root (-1 before it is known)
 # The functors are compiled with _nrt=False (they never allocate): otherwise numba reference-counts the state's arrays
-# on every call of a functor with loops: atomics that the threads fight over (3-6x slower on kron:20).
+# on every call of a functor with loops: atomics that the threads fight over (several times slower: docs/performance.md#kernels-without-reference-counting).
 functor = numba.njit(nogil=True, _nrt=False)
 
 

@@ -65,7 +65,8 @@ TARJAN_CUTOFF = 100_000  # coloring rounds while more vertices than this remain,
 
 # ------------------------------------------------------------------------------------------------------- functors
 # Functors index their state tuple in place (state[VALUE][v]) rather than unpacking it: numba reference-counts every
-# unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor 20x slower.
+# unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor many times slower
+# (docs/performance.md#kernels-without-reference-counting).
 VALUE, ALIVE_, GROUP, CAP = 0, 1, 2, 3  # propagation state: (value, alive, group, cap)
 T_ALIVE, T_LABEL, T_HAS_IN, T_HAS_OUT = 0, 1, 2, 3  # trim state
 S_FORWARD, S_BACKWARD, S_ALIVE, S_LABEL, S_COLOR = 0, 1, 2, 3, 4  # settle state
@@ -113,7 +114,7 @@ def _trim(v, state):  # pragma: no cover - numba
     """Remove v (its own SCC) when it lacks a remaining in- or out-neighbour."""
     alive, label = state[T_ALIVE], state[T_LABEL]
     drop = alive[v] != 0 and not (state[T_HAS_IN][v] and state[T_HAS_OUT][v])
-    alive[v] = 0 if drop else alive[v]  # branch-free stores: about 4x faster per vertex under numba here
+    alive[v] = 0 if drop else alive[v]  # branch-free stores: faster per vertex under numba (docs/performance.md#kernels-without-reference-counting)
     label[v] = v if drop else label[v]
 
 

@@ -42,16 +42,15 @@ REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree
 # gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
 REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 # the power iteration's degree bins (degree bound, lanes per row), kernels/power.cuh compiled with these lanes: a
-# thread per row below degree 8 (its loads in flight together; kron:21 on an H200: 0.387 ms an iteration against
-# 0.401 with 4 lanes, the neighbor_reduce bins)
+# thread per row below degree 8 (its loads in flight together; faster than 4 lanes, the neighbor_reduce bins:
+# docs/performance.md#figures-from-the-cuda-backends-comments)
 POWER_BINS = ((8, 1), (128, 8), (None, 32))
 # the power iteration: one block of 1024 threads per SM (kernels/power.cuh), whose shared memory holds the heavy
-# source block; kron:21's gather on an H100 (benchmarks/pagerank_gather.py): 383 us with every read from global
-# memory, 314 with the first 24,576 sources' contributions on chip (5 blocks of 256 an SM, no table: 404)
+# source block (benchmarks/pagerank_gather.py: faster than every read from global memory, and than 5 blocks of 256
+# an SM; docs/performance.md#the-heavy-source-block)
 POWER_BLOCK = 1024
 # the heavy source block's shared memory: at most 160 KiB of the SM's 256 KiB, so L1 keeps ~90 KiB for the rest of the
-# gather (kron:21, H100, ms an iteration: 16,384 sources 0.370, 20,480 (160 KiB) 0.361, 24,576 0.366, 28,672 (all
-# 227 KiB a block may take, 28 KiB of L1 left) 0.474, none 0.416)
+# gather (the sweep of block sizes: benchmarks/pagerank_heavy.py, docs/performance.md#the-heavy-source-block)
 HEAVY_SOURCE_BYTES = 160 * 1024
 GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
 HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs
@@ -63,8 +62,8 @@ IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
 class KernelStruct:
     """A kernel's one struct argument (kernels/*.cuh; sources.struct_fields): CuPy passes a one-element NumPy array by
-    value, as a struct. A launch of 64 separate arguments cost 45 us of host time (87 with the NumPy scalars made per
-    launch), one struct 10-13 (H100 hosts, benchmarks/launch_arguments.py)."""
+    value, as a struct: far less host time per launch than 64 separate arguments (benchmarks/launch_arguments.py,
+    docs/performance.md#launch-arguments-as-one-struct)."""
 
     def __init__(self, header: str, struct: str) -> None:
         self.fields = sources.struct_fields(header, struct)
@@ -77,7 +76,7 @@ class KernelStruct:
         """The struct with the named fields set and the rest 0 (null, off), or `into` (a plan's template, copied per
         launch) with its other fields as they were. A value is a device array (its address), an integer pointer,
         None (null) or a number; a sequence for an array field (its elements), a dict for a struct field (its
-        fields, by name), or a field named as in `fields` ("st.visited"). Per launch, so kept lean (about 0.2 us a
+        fields, by name), or a field named as in `fields` ("st.visited"). Per launch, so kept lean (docs/performance.md#figures-from-the-cuda-backends-comments: a fraction of a microsecond a
         field): a BFS's kernel waits for it."""
         args = np.zeros(1, dtype=self.dtype) if into is None else into
         words, reals = args.view(np.int64), None
@@ -163,7 +162,8 @@ class CudaGraph:
     def csc_hubs_first(self) -> tuple[Any, Any, Any]:
         """The in-edge CSC with each row's sources in decreasing out-degree (ties in id order), for first-wins pulls
         (bottom-up BFS): they stop at the first in-neighbour in the frontier, and a hub is the likeliest to be there.
-        The first bottom-up round of a kron:21 BFS scans 5.2M in-edges instead of 11.7M (H200: 457 -> 275 us). A
+        The first bottom-up round of a kron:21 BFS scans 5.2M in-edges instead of 11.7M (its time: docs/
+        performance.md#figures-from-the-cuda-backends-comments). A
         copy beside csc(), whose id order the smallest-id parent passes rely on; csc() itself where the device has
         no room for it."""
         if self._csc_hubs_first is None:
@@ -252,8 +252,8 @@ def hub_chunks(offsets: Any, huge: int, chunk: int) -> tuple[Any, Any, Any]:
 
 class PowerLog:
     """The power iteration's log as read back: (stamp t, change t) words per row, then the last row's end stamp
-    (kernels/power.cuh). Parsed when the trace is read, not inside the timed call (on slow hosts the slices and
-    views took up to 76 us a call)."""
+    (kernels/power.cuh). Parsed when the trace is read, not inside the timed call (the slices and views cost host
+    time: docs/performance.md#figures-from-the-cuda-backends-comments)."""
 
     def __init__(self, words: np.ndarray) -> None:
         self.words = words
@@ -343,8 +343,8 @@ class PersistentBuffers:
 class PersistentPlan:
     """One configuration of the persistent traversal kernel on a graph: the kernel, its blocks, the note for the
     trace, and its one argument (GGPersistentArgs) with every field packed but the program state's and the start's,
-    which each launch fills in: 64 arguments made and passed per launch took 85 us of host time, a copied struct 10
-    (H100 host, benchmarks/launch_arguments.py). `keep` holds the arrays whose addresses it packs."""
+    which each launch fills in: far less host time than 64 arguments made and passed per launch
+    (benchmarks/launch_arguments.py, docs/performance.md#launch-arguments-as-one-struct). `keep` holds the arrays whose addresses it packs."""
 
     kernel: Any
     blocks: int
@@ -383,7 +383,7 @@ class PendingRun:
 
     A traversal whose caller does not go on from the worklist left (run_program's, read through ProgramRun: BFS)
     need not hold the host until the kernel is done: its results wait on the stream like any CuPy result, and
-    the host goes on to the next launches (BFS kron:21: the read and what followed it were 0.07 of 0.63 ms, H200).
+    the host goes on to the next launches (benchmarks/host_time.py; docs/performance.md#host-time-of-a-call).
     The backend settles it before its next persistent launch, since they share the buffers it reads; a grid barrier
     that timed out is then kept and raised by result(), not by the unrelated launch."""
 
@@ -481,7 +481,7 @@ class CudaBackend(BrandesLoop):
         return cached
 
     def to_host(self, array: Any) -> np.ndarray:
-        """A host copy; large arrays go through pinned memory (about 10x the bandwidth of a pageable copy)."""
+        """A host copy; large arrays go through pinned memory (several times a pageable copy's bandwidth)."""
         if not isinstance(array, self.xp.ndarray):
             return np.asarray(array)
         if array.nbytes < (1 << 20):
@@ -866,7 +866,7 @@ class CudaBackend(BrandesLoop):
     def _power_plan(self, G: CudaGraph, logged: int) -> PowerPlan:
         """The power iteration's plan on G (cached with G's other device arrays), its control words with room for
         `logged` log rows; its module compiled on first use. Per call, the free-memory check and the allocations
-        cost 30-60 us of host time with the GPU idle (kron:21, a tenth of a millisecond per 10-iteration call)."""
+        cost host time with the GPU idle (docs/performance.md#pagerank-power-iteration)."""
         cp = self.xp
         n = G.num_vertices
         if self._power is None:
@@ -895,7 +895,7 @@ class CudaBackend(BrandesLoop):
                 fields.update({f"rows{i}": rows, f"first{i}": first, f"n{i}": count})
             rt.check_free_memory(8 * 5 * n, "the power iteration's contributions, sums and ranks")
             scratch = cp.empty(5 * n, dtype=cp.float64)
-            row = [scratch.data.ptr + 8 * n * i for i in range(5)]  # addresses: a CuPy view costs 4 us
+            row = [scratch.data.ptr + 8 * n * i for i in range(5)]  # addresses: a CuPy view costs host time
             fields.update(contrib0=row[0], contrib1=row[1], s0=row[2], s1=row[3])
             power = G.reduce_plans["power"] = PowerPlan(POWER_ARGS.pack(fields), tuple(fields.values()), scratch,
                                                         row[4])
@@ -1108,7 +1108,7 @@ class CudaBackend(BrandesLoop):
         """(the visited bitmap of a bitmask lookup, whether the launch must clear it): a program state's first one
         takes the graph's B.visited (allocated once; its previous owner gives it up and makes a clear one if it runs
         again, losing only skips: the bitmap filters, the buffer decides) and the persistent kernel's prologue clears
-        it in the same launch (a cp.zeros per BFS cost 12 us of host time before the kernel, H200). None for status
+        it in the same launch (a cp.zeros per BFS cost host time before the kernel: docs/performance.md#smaller-host-costs). None for status
         lookup."""
         if strategy.lookup != "bitmask" or not s.first_wins:
             return None, False
@@ -1172,8 +1172,8 @@ class CudaBackend(BrandesLoop):
         (CudaGraph.light_heavy; the non-fused rounds). A bucket whose senders hold at least 1/heavy_pull_ratio of the
         heavy arcs pulls them instead (CudaGraph.heavy_csc: each vertex keeps its best heavy in-arc from the bucket,
         no contended atomics), and on a low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max
-        (kernels/persistent.cuh gg_next_bucket): kron:21:w on an H100, 6.70 ms fixed and pushed, 5.75 widened, 4.86
-        both.
+        (kernels/persistent.cuh gg_next_bucket; each measured alone and together on kron:21:w in
+        docs/performance.md#heavy-rows-pulled-adaptive-widths).
         worklist None starts from the state's single-source start (program_state's `source`), made in the same
         launch. Everything but the program state and the start is packed once per graph and configuration
         (PersistentPlan): the kernel takes one struct, GGPersistentArgs.
@@ -1211,7 +1211,7 @@ class CudaBackend(BrandesLoop):
         plan.kernel((plan.blocks,), (rt.BLOCK,), (args,))
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
         # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
-        # first, inside its caller's time (BFS kron:21: 40-65 us of host time when the read was made then, H200)
+        # first, inside its caller's time (docs/performance.md#host-time-of-a-call)
         report = self._report.enqueue(B.report)
         read = functools.partial(self._read_persistent, G, B, report)
         pending = PendingRun(functools.partial(_noted, read, plan.note))
