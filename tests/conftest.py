@@ -1,4 +1,5 @@
-"""Shared test fixtures: an isolated cache folder, the real graphs of ../shared/graphs, and the gpu mark."""
+"""Shared test fixtures: an isolated cache folder, the real graphs of ../shared/graphs, the gpu mark, and the backends
+an algorithm test runs on (`backend`, `on_backends`)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,28 @@ def widest_reference(g, source: int) -> np.ndarray:
         if np.array_equal(new, width):
             return width
         width = new
+
+
+# The backends an algorithm's reference checks run on: each result is compared with SciPy / NetworkX / a verifier on
+# the CPU and on the GPU alike. The "cuda" case is marked gpu: it skips itself without CuPy and an NVIDIA GPU, and
+# `pytest -m gpu` selects it.
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    """The backend a test runs on: "cpu", then "cuda" (marked gpu). A test takes it as an argument."""
+    return request.param
+
+
+def on_backends(values, cuda=None, ids=str) -> list:
+    """`pytest.mark.parametrize("backend,NAME", on_backends(values, cuda))`: every value on "cpu", and the values of
+    `cuda` (all of them when None) on "cuda", marked gpu, where the GPU case should cover only part of the CPU's;
+    each case's id is its backend and ids(value)."""
+    values = list(values)
+    return ([pytest.param("cpu", value, id=f"cpu-{ids(value)}") for value in values]
+            + [pytest.param("cuda", value, marks=pytest.mark.gpu, id=f"cuda-{ids(value)}")
+               for value in (values if cuda is None else cuda)])
 
 
 def real_graph(name: str) -> Path:

@@ -4,7 +4,8 @@ Weighted (weight="weight"): against networkx's Dijkstra-based Brandes to 1e-9 re
 on random graphs with integer weights (many ties) and float32 weights, directed and undirected, parallel arcs and
 self-loops included (networkx's MultiDiGraph takes a parallel pair's smallest weight, as graphgear does); against a
 brute-force count of simple shortest paths where zero weights make ties between vertices at one distance (networkx's
-count there depends on its heap order); the GPU against the CPU (marked gpu)."""
+count there depends on its heap order); the GPU against the CPU (marked gpu). The real graphs and the generated ones
+run on the CPU and on the GPU (marked gpu)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, on_backends, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from networkx.algorithms.centrality.betweenness import (
@@ -160,31 +161,36 @@ def test_every_path_on_random_graphs(g, path, endpoints):
 
 
 # ------------------------------------------------------------------------------------------------ fixed graphs
-@pytest.mark.parametrize("path", CPU_PATHS + ["static", "adaptive"])
-def test_every_path_on_generated_graphs(path):
+# the GPU case of test_every_path_on_generated_graphs: the two controllers and a fixed push and pull path (each GPU
+# strategy against the CPU: tests/test_cuda_algorithms_b.py)
+GPU_PATHS = ["static", "adaptive", CPU_PATHS[0], CPU_PATHS[2]]
+
+
+@pytest.mark.parametrize("backend,path", on_backends(CPU_PATHS + ["static", "adaptive"], cuda=GPU_PATHS))
+def test_every_path_on_generated_graphs(backend, path):
     for spec in ("kron:7", "grid:10:10:0.8", "rmat:7:4"):
         g = gg.load(spec)
-        r = gg.betweenness_centrality(g, k=12, seed=3, backend="cpu", strategy=path)
+        r = gg.betweenness_centrality(g, k=12, seed=3, backend=backend, strategy=path)
         close(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=12, seed=3)))
 
 
-def test_seed_kinds_sample_as_networkx_does():
+def test_seed_kinds_sample_as_networkx_does(backend):
     g = gg.load("er:60:3")
     G = g.to_networkx()
     for make in (lambda: 17, lambda: random.Random(17), lambda: np.random.default_rng(17)):
-        r = gg.betweenness_centrality(g, k=9, seed=make(), backend="cpu")
+        r = gg.betweenness_centrality(g, k=9, seed=make(), backend=backend)
         close(r.centrality, as_array(g, nx.betweenness_centrality(G, k=9, seed=make())))
 
 
-def test_all_sources_equal_exact_and_single_source_is_raw_dependency():
+def test_all_sources_equal_exact_and_single_source_is_raw_dependency(backend):
     g = gg.load("rmat:7:4")
-    exact = gg.betweenness_centrality(g, backend="cpu").centrality
-    close(gg.betweenness_centrality(g, sources=list(range(g.num_vertices)), backend="cpu").centrality, exact)
+    exact = gg.betweenness_centrality(g, backend=backend).centrality
+    close(gg.betweenness_centrality(g, sources=list(range(g.num_vertices)), backend=backend).centrality, exact)
     s = int(np.argmax(g.out_degree()))
-    raw = gg.betweenness_centrality(g, sources=[s], normalized=False, backend="cpu").centrality
+    raw = gg.betweenness_centrality(g, sources=[s], normalized=False, backend=backend).centrality
     close(raw, level_reference(g, [s]))  # directed: delta_s(v) itself
     u = gg.load("kron:7")
-    raw = gg.betweenness_centrality(u, sources=[s], normalized=False, backend="cpu").centrality
+    raw = gg.betweenness_centrality(u, sources=[s], normalized=False, backend=backend).centrality
     close(raw, level_reference(u, [s]) / 2)  # undirected: each unordered pair once
 
 
@@ -230,18 +236,18 @@ LEVEL_REAL = ["citation/cit-HepTh.txt.gz", "internet/as-caida20071105.txt.gz", "
 
 
 @pytest.mark.parametrize("name", NX_REAL)
-def test_real_graphs_k32_against_networkx(name):
+def test_real_graphs_k32_against_networkx(name, backend):
     g = gg.load(real_graph(name))
-    r = gg.betweenness_centrality(g, k=32, seed=11, backend="cpu")
+    r = gg.betweenness_centrality(g, k=32, seed=11, backend=backend)
     close(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=32, seed=11)))
 
 
 @pytest.mark.parametrize("name", LEVEL_REAL)
-def test_real_graphs_k32_against_level_reference(name):
+def test_real_graphs_k32_against_level_reference(name, backend):
     assert name in REAL_GRAPHS
     g = gg.load(real_graph(name))
     sources = random.Random(5).sample(range(g.num_vertices), 32)
-    r = gg.betweenness_centrality(g, k=32, seed=5, normalized=False, backend="cpu")
+    r = gg.betweenness_centrality(g, k=32, seed=5, normalized=False, backend=backend)
     n = g.num_vertices
     scale_source = (n - 1) / (31 * (1 if g.directed else 2))  # networkx's k-rescaling, endpoints excluded
     scale_other = (n - 1) / (32 * (1 if g.directed else 2))
@@ -450,7 +456,7 @@ def test_weighted_negative_weight_and_dag_view():
     assert dag_view(simple) is simple
 
 
-def test_weighted_real_road_graph_against_networkx():
+def test_weighted_real_road_graph_against_networkx(backend):
     """The malta road network (positive lengths: its zero-length arcs lengthened to 1, since a zero-length undirected
     edge is a cycle of zero length) with 8 sampled sources, against networkx."""
     g = gg.load(real_graph("road/malta_osm.gr.gz"))
@@ -458,7 +464,7 @@ def test_weighted_real_road_graph_against_networkx():
     up = rows < g.indices
     g = gg.Graph.from_edges(rows[up], g.indices[up], np.maximum(g.weights[up], 1), num_vertices=g.num_vertices,
                             directed=False)
-    r = gg.betweenness_centrality(g, k=8, seed=2, weight="weight", backend="cpu")
+    r = gg.betweenness_centrality(g, k=8, seed=2, weight="weight", backend=backend)
     close9(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=8, seed=2, weight="weight")))
 
 

@@ -1,16 +1,22 @@
-"""BFS: distances against SciPy on random and real graphs, valid parents, every CPU path, bad sources."""
+"""BFS: distances against SciPy on random and real graphs (the real and generated ones on the CPU and the GPU, marked
+gpu), valid parents, every CPU path, bad sources."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, on_backends, real_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import graphgear as gg
 from graphgear.errors import GraphError
+
+# the GPU case of test_every_path_on_kron_and_grid: the two controllers and a fixed push and pull path (each GPU
+# strategy against the CPU: tests/cuda/test_cuda.py)
+GPU_PATHS = ["static", "adaptive", CPU_PATHS[0], CPU_PATHS[2]]
+
 
 def reference(g: gg.Graph, source: int) -> np.ndarray:
     if g.num_arcs == 0:
@@ -62,20 +68,20 @@ def test_random_graphs_every_path(case, path):
     check(g, source, gg.bfs(g, source, backend="cpu", strategy=path))
 
 
-@pytest.mark.parametrize("path", CPU_PATHS + ["static", "adaptive"])
-def test_every_path_on_kron_and_grid(path):
+@pytest.mark.parametrize("backend,path", on_backends(CPU_PATHS + ["static", "adaptive"], cuda=GPU_PATHS))
+def test_every_path_on_kron_and_grid(backend, path):
     for spec in ("kron:10", "grid:30:30:0.7", "rmat:9:8"):
         g = gg.load(spec)
         source = int(np.argmax(g.out_degree()))
-        check(g, source, gg.bfs(g, source, backend="cpu", strategy=path))
+        check(g, source, gg.bfs(g, source, backend=backend, strategy=path))
 
 
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
-def test_real_graphs(name):
+def test_real_graphs(name, backend):
     g = gg.load(real_graph(name))
     source = int(np.argmax(g.out_degree()))
     # since issue 22 wiki-Vote loads renumbered: the source is named by its label (its id in the file)
-    check(g, source, gg.bfs(g, g.vertex_labels(source).item(), backend="cpu"))
+    check(g, source, gg.bfs(g, g.vertex_labels(source).item(), backend=backend))
 
 
 def test_direction_optimising_trace_switches_push_pull_push():

@@ -4,7 +4,8 @@ References: ``networkx.pagerank(g.to_networkx(), ...)`` for graphs built with th
 with ``duplicates="keep"`` (parallel arcs) a networkx MultiGraph/MultiDiGraph straight from the input records, whose
 parallel edges networkx sums, as graphgear does. The power method repeats networkx's iterates step for step, so it is
 compared at the same tol; the delta method stops on a bound on its distance to the exact PageRank, so it is compared
-with networkx run at a tolerance tight enough that networkx's own error is far below 1e-6.
+with networkx run at a tolerance tight enough that networkx's own error is far below 1e-6. The real graphs and the
+generated ones run on the CPU and on the GPU (marked gpu).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, real_graph
+from conftest import REAL_GRAPHS, on_backends, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -168,18 +169,21 @@ def test_delta_every_path_on_random_graphs(graph_and_ref, path):
 
 # ------------------------------------------------------------------------------------------------------ every CPU path
 PATH_GRAPHS = ["er:150:3", "rmat:7:4", "grid:8:8:0.7:w"]
+# the GPU case of test_delta_every_cpu_path: sync push and pull, async push, and async pull (refused) (each GPU
+# strategy against the CPU: tests/test_cuda_algorithms_b.py)
+GPU_PATHS = [("sync", "push", "data"), ("sync", "pull", "data"), ("async", "push", "data"), ("async", "pull", "data")]
 
 
 @pytest.mark.parametrize("spec", PATH_GRAPHS)
-@pytest.mark.parametrize("path", PATHS, ids=["-".join(p) for p in PATHS])
-def test_delta_every_cpu_path(spec, path):
+@pytest.mark.parametrize("backend,path", on_backends(PATHS, cuda=GPU_PATHS, ids="-".join))
+def test_delta_every_cpu_path(spec, backend, path):
     """Each of the 8 CPU paths gives networkx's answer, except async pull, which the engine refuses for a sum
     accumulate (it re-reads messages). alpha = 0.7 keeps the sync paths' round counts small."""
     g = gg.load(spec)
     n = g.num_vertices
     personalization = {v: 1.0 + (v % 3) for v in range(0, n, 5)}
     dangling = {v: 1.0 for v in range(1, n, 7)}  # differs from personalization: the second (dangling) solve runs
-    kwargs = dict(alpha=0.7, personalization=personalization, dangling=dangling, method="delta", backend="cpu",
+    kwargs = dict(alpha=0.7, personalization=personalization, dangling=dangling, method="delta", backend=backend,
                   strategy=path_strategy(*path), **delta_tol(g))
     if path[0] == "async" and path[1] == "pull":
         with pytest.raises(StrategyError, match="async pull"):
@@ -210,15 +214,15 @@ def test_power_with_fixed_strategies():
 
 # ------------------------------------------------------------------------------------------------------ real graphs
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
-def test_real_graphs(name):
+def test_real_graphs(name, backend):
     """Both methods at a tolerance where networkx's answer is within ~1e-9 of the exact PageRank (at the default
     tol, N * tol is 0.004 to 0.11 here: networkx stops after a step or two, and so does the power method)."""
     g = gg.load(real_graph(name))
     n = g.num_vertices
     expected = nx_pagerank(g, tol=1e-10 / n, max_iter=5000)
-    power = gg.pagerank(g, tol=1e-10 / n, max_iter=5000, backend="cpu")
+    power = gg.pagerank(g, tol=1e-10 / n, max_iter=5000, backend=backend)
     assert np.abs(power.ranks - expected).sum() <= L1
-    delta = gg.pagerank(g, method="delta", backend="cpu", **delta_tol(g))
+    delta = gg.pagerank(g, method="delta", backend=backend, **delta_tol(g))
     assert np.abs(delta.ranks - expected).sum() <= L1
     assert math.isclose(delta.ranks.sum(), 1.0, rel_tol=1e-9)
 
@@ -271,13 +275,13 @@ def test_weighted_splits_by_weight():
         assert abs(ours.ranks[2] - unweighted[2]) > 1e-3  # the weights matter
 
 
-def test_nstart_and_personalization_arrays():
+def test_nstart_and_personalization_arrays(backend):
     g = gg.load("rmat:6:4")
     n = g.num_vertices
     rng = np.random.default_rng(1)
     p, x0 = rng.random(n), rng.random(n)
     expected = nx_pagerank(g, personalization=dict(enumerate(p)), nstart=dict(enumerate(x0)))
-    ours = pagerank(g, personalization=p, nstart=x0)
+    ours = pagerank(g, personalization=p, nstart=x0, backend=backend)
     assert np.abs(ours.ranks - expected).sum() <= 1e-12
 
 

@@ -1,6 +1,7 @@
 """SSSP: distances against SciPy's Dijkstra (and NetworkX where zero weights matter), valid predecessors, both
 methods on every CPU path, real graphs, bad inputs; NetworkX's ``cutoff`` (a distance equal to it kept, a larger one
-dropped; the work stops there) and ``weight=None`` (hop counts); the GPU's cutoff against the CPU (marked gpu).
+dropped; the work stops there) and ``weight=None`` (hop counts); the GPU's cutoff against the CPU (marked gpu). The
+real graphs, and the generated ones on a few paths, run on the GPU too (marked gpu).
 
 The SciPy reference is built from the graph's own arcs: parallel arcs (``duplicates="keep"``) are reduced to their
 minimum weight first, because a SciPy CSR sums duplicate entries; explicit zeros stay in the matrix (SciPy >= 1.x
@@ -17,7 +18,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, on_backends, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra
@@ -181,17 +182,20 @@ def test_random_unweighted_graphs_run_bfs(case, method):
 
 # ------------------------------------------------------------------------------------------------------ every path
 PATH_GRAPHS = ("er:300:5:w", "grid:12:15:0.8:w", "rmat:8:6:w", "kron:8:w")
+# the GPU case of test_every_path_and_method: auto and a fixed push and pull path (each GPU strategy against the CPU:
+# tests/test_cuda_algorithms_a.py)
+GPU_PATH_CASES = ["auto", CPU_PATHS[0], CPU_PATHS[2]]
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("path", CPU_PATHS + ["auto", "static", "adaptive"])
-def test_every_path_and_method(path, method):
+@pytest.mark.parametrize("backend,path", on_backends(CPU_PATHS + ["auto", "static", "adaptive"], cuda=GPU_PATH_CASES))
+def test_every_path_and_method(backend, path, method):
     for spec in PATH_GRAPHS:
         g = gg.load(spec)
         source = int(np.argmax(g.out_degree()))
-        result = sssp(g, source, method=method, backend="cpu", strategy=path)
+        result = sssp(g, source, method=method, backend=backend, strategy=path)
         check(g, source, result)
-        auto = sssp(g, source, backend="cpu")
+        auto = sssp(g, source, backend=backend)
         np.testing.assert_array_equal(result.distances, auto.distances)
         np.testing.assert_array_equal(result.predecessors, auto.predecessors)  # smallest-id parent: deterministic
 
@@ -229,11 +233,11 @@ def test_reference_keeps_zero_weight_edges():
 
 # ------------------------------------------------------------------------------------------------------ real graphs
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
-def test_real_graphs(name):
+def test_real_graphs(name, backend):
     g = gg.load(real_graph(name))
     source = int(np.argmax(g.out_degree()))
     # since issue 22 wiki-Vote loads renumbered: the source is named by its label (its id in the file)
-    result = gg.sssp(g, g.vertex_labels(source).item(), backend="cpu")
+    result = gg.sssp(g, g.vertex_labels(source).item(), backend=backend)
     check(g, source, result)
     if g.weights is None:
         # the same edges with random weights (zeros included) exercise delta-stepping on the real structure
@@ -244,19 +248,19 @@ def test_real_graphs(name):
         g = gg.Graph.from_edges(src[keep], g.indices[keep], weights, num_vertices=g.num_vertices, directed=g.directed,
                                 self_loops="keep")
         expected = reference(g, source)
-        check(g, source, gg.sssp(g, source, backend="cpu"), expected)
-        check(g, source, gg.sssp(g, source, method="bellman_ford", backend="cpu"), expected)
+        check(g, source, gg.sssp(g, source, backend=backend), expected)
+        check(g, source, gg.sssp(g, source, method="bellman_ford", backend=backend), expected)
     else:
-        check(g, source, gg.sssp(g, source, method="bellman_ford", backend="cpu"))
+        check(g, source, gg.sssp(g, source, method="bellman_ford", backend=backend))
 
 
-def test_malta_zero_length_arcs_and_isolated_vertices():
+def test_malta_zero_length_arcs_and_isolated_vertices(backend):
     g = gg.load(real_graph("road/malta_osm.gr.gz"))
     assert g.weights is not None and int((g.weights == 0).sum()) > 0
     for source in (0, int(np.flatnonzero(g.out_degree() == 0)[0])):
         expected = nx_reference(g, source)
         for path in ("auto", "sync=async", "direction=pull,frontier=bitmap"):
-            check(g, source, gg.sssp(g, source, backend="cpu", strategy=path), expected)
+            check(g, source, gg.sssp(g, source, backend=backend, strategy=path), expected)
 
 
 # ------------------------------------------------------------------------------------------------------ trace etc.

@@ -76,7 +76,7 @@ def test_binaries_ship_with_the_package():
     from pathlib import Path
 
     tomllib = pytest.importorskip("tomllib")
-    data = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]
     path = f"backends/cuda/{manifest()['binaries']['file']}"
     assert any(fnmatch(path, pattern) for pattern in data["package-data"]["graphgear"])
 
