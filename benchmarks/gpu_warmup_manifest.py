@@ -9,7 +9,7 @@ cache, recording each CuPy compilation (graphgear's modules and CuPy's own kerne
 manifest lists them in the order of first use, with the seconds each took, the CuPy version and, for the binaries
 (the zip beside it), the GPU's compute capability and the hash of kernels/*.cuh: backends/cuda/warmup.py loads those
 binaries on a GPU of that compute capability and replays the rest. Rerun it after changing a kernel, a functor or
-CuPy (tests/test_cuda_warmup.py fails while kernels/*.cuh differ from the recording).
+CuPy (tests/cuda/test_cuda_warmup.py fails while kernels/*.cuh differ from the recording).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ CHILD = textwrap.dedent("""
         call("sssp", lambda: gg.sssp(gw, 0, backend="cuda").distances)
         call("pagerank", lambda: gg.pagerank(g, backend="cuda").ranks)
         call("cc", lambda: gg.connected_components(g, backend="cuda").labels)
+        call("cc", lambda: gg.connected_components(g, method="label_propagation", backend="cuda").labels)
         call("scc", lambda: gg.strongly_connected_components(g, backend="cuda").labels)
         call("bc", lambda: gg.betweenness_centrality(g, k=4, seed=1, backend="cuda").centrality)
         call("color", lambda: gg.color_propagation(g, backend="cuda").colors)

@@ -157,7 +157,7 @@ DEPENDENCY_PUSH = Functor(
 ADD_DEPENDENCY = Functor("bc_add_dependency", _add_dependency, "bc[v] += delta[v] + endpoint[0];",
                          state=("delta", "bc", "endpoint"))
 
-# what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
+# what the GPU backend compiles (tests/cuda/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)
 _I64, _I32, _F64 = np.int64, np.int32, np.float64
 CUDA_FUNCTORS = [

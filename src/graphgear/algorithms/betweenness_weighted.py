@@ -109,7 +109,7 @@ TIGHT_COEFFICIENT = Functor(
 
 TOPOLOGY_GATHER = Strategy(direction="pull", drive="topology", frontier="bitmap")  # what TightInDegree runs
 
-# what the GPU backend compiles (tests/test_cuda_sources.py): (functor, role, state dtypes as the calls pass them)
+# what the GPU backend compiles (tests/cuda/test_cuda_sources.py): (functor, role, state dtypes as the calls pass them)
 _I32, _F64 = np.int32, np.float64
 CUDA_FUNCTORS = [
     (TIGHT_IN_ARC, "reduce", (_F64,), ()),

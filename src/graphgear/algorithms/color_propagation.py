@@ -122,7 +122,7 @@ COLOR_PROGRAM = VertexProgram(
 )
 CUDA_PROGRAMS = [COLOR_PROGRAM]
 
-# What the GPU backend compiles for color propagation (tests/test_cuda_sources.py builds each with nvcc).
+# What the GPU backend compiles for color propagation (tests/cuda/test_cuda_sources.py builds each with nvcc).
 CUDA_FUNCTORS = [
     (PUSH_COLOR, "advance", (np.int64,), ()),
     (PULL_COLOR, "pull", (np.int64,), (("GGC", ("vertex_predicate", EVERY_VERTEX)),)),

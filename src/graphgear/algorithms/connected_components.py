@@ -227,7 +227,7 @@ LABEL_PROPAGATION = VertexProgram(
     monotone=True,
 )
 
-# What the GPU backend compiles for connected components (tests/test_cuda_sources.py builds each with nvcc): the
+# What the GPU backend compiles for connected components (tests/cuda/test_cuda_sources.py builds each with nvcc): the
 # state dtypes exactly as `afforest` passes them on the GPU (int32 vertex ids there).
 _AFFOREST_DTYPES = (np.int64, np.int32, np.int64, np.int32, np.int32, np.int64)
 CUDA_FUNCTORS = [

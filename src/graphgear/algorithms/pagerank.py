@@ -162,7 +162,7 @@ PAGERANK_DELTA = VertexProgram(
     settled=Functor("pagerank_never_settled", _never_settled, "return false;"),
 )
 
-# what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
+# what the GPU backend compiles (tests/cuda/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)
 CUDA_FUNCTORS = [(PULL_CONTRIBUTION, "reduce", (np.float64,), ()),
                  (POWER_APPLY, "vertex_reduce", (np.float64,) * 8, ()), (RANK_OF, "vertex_reduce", (np.float64,), ())]

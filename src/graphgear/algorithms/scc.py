@@ -247,7 +247,7 @@ SETTLE = Functor(
     state=("forward", "backward", "alive", "label", "color"),
 )
 
-# what the GPU backend compiles (tests/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
+# what the GPU backend compiles (tests/cuda/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)
 _I64, _I8, _B = np.int64, np.int8, np.bool_
 CUDA_FUNCTORS = [

@@ -236,7 +236,7 @@ BELLMAN_FORD_WITHIN = VertexProgram(
     edge=BELLMAN_FORD.edge, settled=BELLMAN_FORD.settled, monotone=True,
 )
 
-# What the GPU backend compiles for SSSP (tests/test_cuda_sources.py builds each with nvcc): functor, role, the state
+# What the GPU backend compiles for SSSP (tests/cuda/test_cuda_sources.py builds each with nvcc): functor, role, the state
 # dtypes exactly as near_far / tight_tree pass them, and the pull's candidate predicate.
 _NEAR_FAR_DTYPES = (np.float64, np.int64, np.float64, np.int32, np.int64, np.int64)
 _TIGHT_DTYPES = (np.float64, np.int32, np.int64)

@@ -2,7 +2,7 @@
 kernels/*.cuh around a functor struct or a vertex program, one module per (functor, state signature).
 
 Kept apart from the backend so the sources can be generated and compiled with nvcc on a machine without a GPU
-(tests/test_cuda_sources.py), catching a functor body that does not compile before it reaches the device.
+(tests/cuda/test_cuda_sources.py), catching a functor body that does not compile before it reaches the device.
 """
 
 from __future__ import annotations

@@ -114,16 +114,16 @@ __device__ __forceinline__ bool gg_claim_bit(u32* bits, int v) {
 __device__ __forceinline__ bool gg_test_bit(const u32* bits, int v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
 
 // Clear bit u (u < 0: none) with its own atomic. Where a warp's vertices rarely share a word (a push's unsorted
-// worklist) this beats gg_warp_bit below, whose match only adds latency there (grid:2048:2048 BFS 9.7-9.9 ms against
-// 10.7-11.0, color 545 against 628; H200).
+// worklist) this beats gg_warp_bit below, whose match only adds latency there (grid:2048:2048 BFS and colour
+// propagation: docs/performance.md#kernel-comments).
 __device__ __forceinline__ void gg_clear_bit(u32* bits, int u) {
     if (u >= 0) atomicAnd(&bits[u >> 5], ~(1u << (u & 31)));
 }
 
 // Set (or clear) bit u of `bits` with one atomic per distinct word in the warp: the lanes whose vertices share a word
 // combine their bits first (__match_any_sync). A queue that a pull or a near-far refill wrote is nearly sorted, so a
-// warp's 32 vertices fall in a few words: setting a bottom-up round's 968K sources one atomic each took 21 us of a
-// kron:21 BFS. u < 0: no bit. Every active lane of the warp calls it.
+// warp's 32 vertices fall in a few words: setting a bottom-up round's 968K sources one atomic each was a visible share of a
+// kron:21 BFS (docs/performance.md#kernel-comments). u < 0: no bit. Every active lane of the warp calls it.
 __device__ __forceinline__ void gg_warp_bit(int u, u32* bits, bool set) {
     const u32 mask = __activemask();
     const int word = u >= 0 ? u >> 5 : -1;

@@ -14,7 +14,7 @@ __device__ __forceinline__ u64 gg_globaltimer() {
 }
 
 // Grid-wide barrier (sense by generation count): bar[0] arrivals, bar[1] generation. Returns false after an abort.
-// One arrival per block; waiters poll the generation with acquire loads (no sleep: a wake-up costs ~1 us more).
+// One arrival per block; waiters poll the generation with acquire loads (no sleep: a wake-up costs more, docs/performance.md#kernel-comments).
 __device__ __forceinline__ u32 gg_load_acquire(const u32* p) {
     u32 v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");

@@ -1,5 +1,5 @@
-// Persistent traversal kernel: a vertex program's rounds inside ONE launch, separated by grid barriers (about 1 us
-// each on Hopper, against ~8 us per launch and 10-17 us per host read-back). This is graphgear's sync="async" on the
+// Persistent traversal kernel: a vertex program's rounds inside ONE launch, separated by grid barriers (far cheaper
+// than a launch or a host read-back: docs/performance.md#kernel-comments). This is graphgear's sync="async" on the
 // GPU and the device half of SEP-Graph's Algorithm 2: the push/pull switch is decided on the device each round from
 // counters every block reads after the barrier, with the same rules as engine/controller.py TraversalController
 // (including its "stay pull while the active set grows").
@@ -92,10 +92,10 @@ struct GGPersistentState {
     i64 widen_max;      // near-far: bucket widths up to delta * 2^widen_max (gg_next_bucket; 0: always delta)
 };
 
-// The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy spent 42 us of host time on a
-// launch of 64 separate arguments against 9.5 us for one struct (H100 host), time the GPU idles before a BFS starts.
+// The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy's host time on a launch of 64
+// separate arguments is many times one struct's (docs/performance.md#kernel-comments), time the GPU idles before a BFS starts.
 // Every field is 8 bytes (GGPersistentState's too), one to a line: the host reads this struct from this file
-// (sources.struct_fields) and packs the fields in this order; tests/test_cuda_sources.py checks each field's offset
+// (sources.struct_fields) and packs the fields in this order; tests/cuda/test_cuda_sources.py checks each field's offset
 // with nvcc. `const __grid_constant__` keeps it in the parameter space, never copied per thread.
 struct GGPersistentArgs {
     // the graph: the push CSR (light arcs only under the light/heavy split) and the pull CSC
@@ -140,8 +140,8 @@ struct GGPersistentArgs {
 };
 
 // The launch's start, before its first grid barrier: what two launches did before it (a single-source start's
-// values and buffers; the first worklist, the cleared control words and the message fill), 58 and 36 us of a BFS's
-// host time before its kernel (H100 host). The control words are cleared but the barrier's (GG_BARRIER_WORD: every
+// values and buffers; the first worklist, the cleared control words and the message fill), host time before a BFS's
+// kernel (docs/performance.md#kernel-comments). The control words are cleared but the barrier's (GG_BARRIER_WORD: every
 // launch that does not abort leaves 0 arrivals, and one that aborts drops the buffers) and the abort flag's
 // (GG_STATUS_WORD), which the blocks already waiting at the barrier read. Returns false after an abort.
 __device__ __forceinline__ bool gg_persistent_prologue(const GGPersistentArgs& a) {
@@ -204,7 +204,7 @@ __device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, 
 // smallest live buffer's Delta-boundary for delta * 2^widen, and widen grows by one after a refill too small to fill
 // the grid (fewer entries than threads) and shrinks after one four times the threads. Past its big bucket a kron
 // graph's near-far has dozens of buckets of a few thousand vertices, each a pass over a far pile of up to a million
-// entries plus grid barriers (kron:21:w: 70 of 81 rounds, 1.8-2.0 ms of 6.0, H100); wider buckets take them a few at
+// entries plus grid barriers (most of kron:21:w's rounds: docs/performance.md#kernel-comments); wider buckets take them a few at
 // a time. Any increasing threshold gives the same distances (label-correcting: a vertex improved after its bucket is
 // queued again), only the work differs.
 __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, double& threshold, const double* value,
@@ -287,7 +287,7 @@ __device__ void gg_grid_gather(const i64* offsets, const int* indices, const flo
 
 // Expand a worklist with the whole grid: a big one grid-stride (coalesced loads), a small one (fewer entries than the
 // grid has threads) in even shares, one per block. A grid-stride share gave a small worklist, and every heavy row in
-// it, to the first few blocks: near-far on kron:21:w spent 1.7 ms on 356 senders (1.3M edges) that way.
+// it, to the first few blocks: near-far on kron:21:w lost time that way (docs/performance.md#kernel-comments).
 template <class Expand, class F, class L>
 __device__ __forceinline__ void gg_expand_shares(const i64* offsets, const int* indices, const float* weights,
                                                  int weighted, const int* queue, int qsize, F f, GGOut out,
@@ -325,8 +325,8 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
 // The heavy rows' pull: every vertex's heavy in-arcs from the bucket's senders (their bucket bits) through f, which
 // keeps the better candidate in the vertex's buffer; a vertex that improved is queued (claimed). Rows shorter than
 // GG_HEAVY_CHUNK arcs: a thread each, or their warp for rows of 32 and more (gg_pull_warp_gathered); the longer rows
-// (hubs) in chunks of GG_HEAVY_CHUNK arcs, a warp each (one warp walking a hub row of 100K+ in-arcs alone took 33 ms
-// on kron:21:w, H100).
+// (hubs) in chunks of GG_HEAVY_CHUNK arcs, a warp each (one warp walking a hub row of 100K+ in-arcs alone was far
+// slower: docs/performance.md#kernel-comments).
 #ifndef GG_HEAVY_CHUNK  // the host's sources.HEAVY_CHUNK, which cuts the chunks
 #define GG_HEAVY_CHUNK 1024
 #endif
@@ -357,7 +357,7 @@ __device__ void gg_heavy_pull(const GGPersistentState& st, int n, int weighted, 
 // Direction (SEP-Graph's push/pull choice, for the heavy arcs): a bucket whose senders hold at least heavy_pull heavy
 // arcs pulls them instead -- every vertex scans its heavy in-arcs (heavy_t_*) for senders of the bucket (their bucket
 // bits) and keeps the best, no atomics on contended targets. Kron's big bucket lists most of the graph: pushing its
-// 54M heavy arcs took 2.0-2.2 ms of a 6 ms SSSP (kron:21:w, H100).
+// 54M heavy arcs took a third of an SSSP (docs/performance.md#kernel-comments).
 template <class P, class Expand>
 __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int weighted, double* buffer,
                               const double* message, int monoid, int supports, P p, int* Q, int& qsize, u64& listed,
@@ -615,7 +615,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         gg_reset_next_slot(st, r);
         // A: compute, compact the senders, clear claim bits (and the previous pull round's active bits). The senders
         // are appended and their degrees summed once per block: a round of a million senders made 30K warp atomics on
-        // each of the two words (a kron:21 BFS's A phases 66 -> 49 and 39 -> 30 us, H200)
+        // each of the two words (docs/performance.md#kernel-comments)
         if (previous_pull_senders >= 0) {
             gg_clear_active(st, previous_pull_senders, previous_count, previous_huge);
             previous_pull_senders = -1;

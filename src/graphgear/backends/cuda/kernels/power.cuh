@@ -22,15 +22,15 @@
 //      double-buffered (s_t is s0 or s1 by t's parity): B clears the hub rows of s_{t+1}, listed in hub_rows, which
 //      nobody reads or adds to until the next barrier (a row's own clear would race its reader; the degree test that
 //      found the hub rows read 16 MB of offsets an iteration on kron:21). A separate streaming pass: done inside the
-//      gather, the update's loads lengthened every row's chain of dependent loads (kron:21 on an H200: 0.88 ms an
-//      iteration, 0.40 so)
+//      gather, the update's loads lengthened every row's chain of dependent loads (kron:21: more than twice the
+//      time an iteration, docs/performance.md#kernel-comments)
 //   -- grid barrier; every thread reads the change: stop below `threshold`, else go on with c_{t+1} and mass_{t+1}
 // Three slots each for the change and the mass: slot (t + 2) % 3 is cleared in B of iteration t, when every block
 // has read it (iteration t - 1) and before anyone adds to it (iteration t + 1 for the mass, t + 2 for the change).
 // Block 0 stamps %globaltimer per iteration and logs the change, the host's trace. On a renumbered graph the kernel
 // ends by writing the ranks in the original ids. Everything in one launch: a launch and a host read-back cost more
-// than a grid barrier (kron:21, H100: a 10-iteration call spent 0.6 ms outside its iterations with a start kernel,
-// a gather launch for the original ids and four read-back copies).
+// than a grid barrier (a 10-iteration call on kron:21 spent much of its time outside its iterations with a start kernel,
+// a gather launch for the original ids and four read-back copies: docs/performance.md#kernel-comments).
 #pragma once
 #include "persistent.cuh"
 
@@ -132,7 +132,7 @@ __device__ __forceinline__ void gg_power_iterate(
 }
 
 // The kernel's arguments as ONE struct passed by value (as the persistent traversal kernel's GGPersistentArgs): the
-// 44 separate ones cost a PageRank call about 120 us of host time before the kernel (H100 host). One 8-byte field a
+// 44 separate ones cost a PageRank call host time before the kernel (docs/performance.md#kernel-comments). One 8-byte field a
 // line, in gg_power_iterate's order; the host reads the struct from this file (sources.struct_fields) and packs it.
 struct GGPowerArgs {
     const i64* offsets;

@@ -17,8 +17,8 @@
 // pull_vertex_group<1>: rows of at least this in-degree are scanned by the whole warp (warp gathering) -- for a pull
 // that scans whole rows (a sum, a min without early exit). A first-wins program's pull does not come here
 // (gg_program_pull, program.cuh): its scans stop at the first parent, and a warp walking its rows one after another
-// wasted the steps it saved (the first bottom-up round of a kron:21 BFS: 447 us without gathering, 544 us with it;
-// H200); gg_program_pull_first_wins hands a row to its warp only after the thread's first GG_PULL_THREAD_EDGES.
+// wasted the steps it saved (the first bottom-up round of a kron:21 BFS was slower with it:
+// docs/performance.md#kernel-comments); gg_program_pull_first_wins hands a row to its warp only after the thread's first GG_PULL_THREAD_EDGES.
 #ifndef GG_PULL_GATHER_DEGREE
 #define GG_PULL_GATHER_DEGREE 32
 #endif
@@ -51,7 +51,7 @@ __device__ __forceinline__ bool gg_pull_row(const int* t_indices, const float* t
 // Thread per candidate with warp gathering: the warp's rows of in-degree >= GG_PULL_GATHER_DEGREE are scanned one
 // after another by all its lanes (coalesced index loads, early exit by ballot), the rest by their own thread. Without
 // it a warp waited for its longest row, read one load after another: BC's forward pulls (no early exit) made a
-// kron:21 single-source BC take 8.5 ms instead of 4.3 (H200, same sources).
+// kron:21 single-source BC take twice as long (docs/performance.md#kernel-comments).
 template <class C, class F>
 __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
                                       const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
@@ -254,8 +254,8 @@ struct GGContribution {
 
 // The same map with MultiGraph's heavy source block kept on chip: the contributions of the first `hubs` sources (the
 // most-read ones on the degree-renumbered graph) copied into shared memory once an iteration, the others read from
-// global memory. One generic load either way (no branch around two load kinds). kron:21 on an H100: the gather 314 us
-// against 383 with every read from global memory (benchmarks/pagerank_gather.py): a random 8-byte read costs a
+// global memory. One generic load either way (no branch around two load kinds). The gather is faster so
+// than with every read from global memory (benchmarks/pagerank_gather.py, docs/performance.md#kernel-comments): a random 8-byte read costs a
 // 32-byte L2 sector, and the hubs' reads were half of them.
 struct GGContributionTable {
     const double* contrib;
