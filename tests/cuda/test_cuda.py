@@ -380,7 +380,7 @@ def test_a_device_error_stays_with_its_result(monkeypatch, algorithm, spec):
     """A lazily read BFS or near-far SSSP whose grid barrier timed out raises when its results are read, not in the
     next call, which runs on fresh buffers."""
     from graphgear.backends import get_backend
-    from graphgear.backends.cuda import backend as cuda_backend
+    from graphgear.backends.cuda.structs import _barrier_timed_out
     from graphgear.errors import BackendError
 
     be = get_backend("cuda")
@@ -391,7 +391,7 @@ def test_a_device_error_stays_with_its_result(monkeypatch, algorithm, spec):
 
     def timed_out(G, B, report):
         G.persistent = None
-        raise cuda_backend._barrier_timed_out("the persistent kernel")
+        raise _barrier_timed_out("the persistent kernel")
 
     monkeypatch.setattr(be, "_read_persistent", timed_out)
     failed = run(g, s, backend="cuda")

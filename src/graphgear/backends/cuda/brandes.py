@@ -70,7 +70,7 @@ class BrandesLoop:
 
     xp: Any
     _modules: dict
-    _coresident_blocks: Callable[..., int]  # CudaBackend's: the blocks a grid barrier can wait for
+    _coresident_blocks: Callable[..., int]  # persistent.py's: the blocks a grid barrier can wait for
 
     def brandes(self, G: Any, sources: list[int], bc: Any, endpoint: bool) -> BrandesRun:
         """Add every source's dependencies to `bc` (float64 on the device; + the endpoint terms where `endpoint`), one

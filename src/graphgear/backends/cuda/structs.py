@@ -1,0 +1,67 @@
+"""What the host and the kernels agree on, used by several parts of the CUDA backend: the one struct argument a kernel
+takes (KernelStruct, its layout read from the kernel's header), the bits and codes the kernels read (supports, dedup,
+monoids) and the error of a grid barrier that gave up waiting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import BackendError
+from . import sources
+
+SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
+DEDUP_BITS = {"warp_hash": 4, "block": 8}
+MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
+IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
+
+
+class KernelStruct:
+    """A kernel's one struct argument (kernels/*.cuh; sources.struct_fields): CuPy passes a one-element NumPy array by
+    value, as a struct: far less host time per launch than 64 separate arguments (benchmarks/launch_arguments.py,
+    docs/performance.md#launch-arguments-as-one-struct)."""
+
+    def __init__(self, header: str, struct: str) -> None:
+        self.fields = sources.struct_fields(header, struct)
+        self.word = {name: i for i, (name, _) in enumerate(self.fields)}  # each field's 8-byte word
+        self.real = {i for i, (_, kind) in enumerate(self.fields) if kind == "f"}  # the doubles' words
+        self.pointer = {i for i, (_, kind) in enumerate(self.fields) if kind == "p"}
+        self.dtype = np.dtype((np.void, 8 * len(self.fields)))
+
+    def pack(self, values: dict[str, Any], into: np.ndarray | None = None) -> np.ndarray:
+        """The struct with the named fields set and the rest 0 (null, off), or `into` (a plan's template, copied per
+        launch) with its other fields as they were. A value is a device array (its address), an integer pointer,
+        None (null) or a number; a sequence for an array field (its elements), a dict for a struct field (its
+        fields, by name), or a field named as in `fields` ("st.visited"). Per launch, so kept lean (docs/performance.md#figures-from-the-cuda-backends-comments: a fraction of a microsecond a
+        field): a BFS's kernel waits for it."""
+        args = np.zeros(1, dtype=self.dtype) if into is None else into
+        words, reals = args.view(np.int64), None
+        word, real, pointer = self.word, self.real, self.pointer
+        for name, value in values.items():
+            i = word.get(name)
+            if i is None:  # a struct field, an array field or a name the struct lacks
+                self.pack(self._flat(name, value), into=args)
+            elif i in real:
+                if reals is None:
+                    reals = args.view(np.float64)
+                reals[i] = value
+            elif i in pointer and type(value) is not int:  # a device array, None or a NumPy integer address
+                words[i] = 0 if value is None else value if isinstance(value, np.integer) else value.data.ptr
+            else:
+                words[i] = value
+        return args
+
+    def _flat(self, name: str, value: Any) -> dict[str, Any]:
+        """A struct field's or an array field's value as its words' names and values."""
+        if isinstance(value, dict):
+            return {f"{name}.{inner}": item for inner, item in value.items()}
+        if isinstance(value, (tuple, list)) and f"{name}[0]" in self.word:
+            return {f"{name}[{k}]": item for k, item in enumerate(value)}
+        raise KeyError(f"{name} is not a field of the kernel's struct")
+
+
+def _barrier_timed_out(launch: str) -> BackendError:
+    """The error of a persistent launch whose grid barrier gave up waiting (GG_BARRIER_TIMEOUT_NS, kernels/
+    persistent.cuh): its blocks were not all resident at once."""
+    return BackendError(f"{launch}'s grid barrier timed out: its blocks were not all resident")
