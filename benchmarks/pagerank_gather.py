@@ -1,6 +1,6 @@
 """Where PageRank's gather spends its time, and the hubs' contributions staged in shared memory (MultiGraph's heavy
 source block kept on chip) against plain loads: one stand-alone kernel per variant over the degree-renumbered CSC,
-CUDA events, median of 30 (the measurements behind backends/cuda/backend.py's POWER_BLOCK).
+CUDA events, median of 30 (the measurements behind backends/cuda/power.py's POWER_BLOCK).
 
     PYTHONPATH=src python3 benchmarks/pagerank_gather.py [spec]
 
