@@ -366,6 +366,66 @@ def test_color_real_graphs_auto(name):
     same_colors(gg.load(real_graph(name)), "auto")
 
 
+@pytest.mark.parametrize("spec", ["grid:64:64", "kron:12", "rmat:12:8"])
+@pytest.mark.parametrize("method", ["color", "label_propagation"])
+def test_multistep_launches_wait_for_nothing(spec, method, monkeypatch):
+    """Multistep's BFS and the propagation after it run back to back: the second launch detaches the first (a device
+    snapshot of its log, PendingRun.detach) instead of waiting for it, so the call waits for no launch; reading the
+    result reads both runs back, and a wrong snapshot would show in the colours or the trace."""
+    from graphgear.backends.cuda import persistent
+
+    waits = []
+    settle = persistent.PendingRun.settle
+    def counted(self):  # a settle that reads (one already read returns at once)
+        if self._read is not None:
+            waits.append(self)
+        settle(self)
+
+    monkeypatch.setattr(persistent.PendingRun, "settle", counted)
+    g = load(spec)
+    run = (lambda: gg.color_propagation(g, backend="cuda")) if method == "color" else (
+        lambda: gg.connected_components(g, method="label_propagation", backend="cuda"))
+    len(run().trace)  # compiled, and nothing left pending
+    waits.clear()
+    result = run()
+    assert waits == []
+    got = result.colors if method == "color" else result.labels
+    np.testing.assert_array_equal(got, color_cpu(g) if method == "color" else cc_cpu(g))
+    assert waits  # read back with the result
+    phases = [row.phase for row in result.trace]
+    assert phases[0] == "pivot" and phases[-1] == "propagate"
+
+
+def test_a_failed_first_launch_fails_the_chained_result(monkeypatch):
+    """A chained launch (Multistep's BFS) whose grid barrier timed out: the call does not wait for it, so the colours
+    read afterwards raise its error (the propagation ran on its half-set buffers), and the next call runs on fresh
+    buffers with the right answer."""
+    from graphgear.backends import get_backend
+    from graphgear.backends.cuda.structs import _barrier_timed_out
+    from graphgear.errors import BackendError
+
+    be = get_backend("cuda")
+    g = load("grid:64:64")
+    len(gg.color_propagation(g, backend="cuda").trace)  # compiled, nothing pending
+    detached = be._detached_read
+
+    def timed_out(G, B, note):
+        detached(G, B, note)
+
+        def read():
+            G.persistent = None
+            raise _barrier_timed_out("the persistent kernel")
+
+        return read
+
+    monkeypatch.setattr(be, "_detached_read", timed_out)
+    failed = gg.color_propagation(g, backend="cuda")
+    monkeypatch.setattr(be, "_detached_read", detached)
+    with pytest.raises(BackendError, match="grid barrier"):
+        failed.colors
+    np.testing.assert_array_equal(gg.color_propagation(g, backend="cuda").colors, color_cpu(g))
+
+
 # ------------------------------------------------------------------------------------------------------ small cases
 def test_small_graphs_all_three():
     """No vertices, no arcs, a source that reaches nothing, a directed path (no larger id reaches a smaller one: the

@@ -153,7 +153,7 @@ def run_program(
     if after_round is None and isinstance(controller, TraversalController):
         # a controller of the caller's may run again before this trace is read, so its replay is not deferred
         worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
-                                                 defer=controller is not strategy, lazy=lazy)
+                                                 defer=controller is not strategy, lazy=lazy, source=source)
     if worklist is None:
         worklist = Frontier.from_vertices(one_vertex(be.xp, source), n)
     while worklist.size and rounds < max_rounds:
@@ -230,8 +230,8 @@ def _check_arguments(program: Any, graph: Any, values: Any, buffers: Any, active
 
 
 def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,
-                   max_rounds: int, phase: str, defer: bool = True,
-                   lazy: bool = False) -> tuple[Frontier | None, int, Callable[[], Any]]:
+                   max_rounds: int, phase: str, defer: bool = True, lazy: bool = False,
+                   source: int | None = None) -> tuple[Frontier | None, int, Callable[[], Any]]:
     """Hand a traversal to the device when the backend can run SEP-Graph Algorithm 2 itself (the GPU's persistent
     kernel: every round inside one launch, no host round trip). The device logs each round's active set; replaying
     the controller on that log gives the trace the same decisions and reasons as a host-driven run.
@@ -244,8 +244,11 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
     Returns the worklist left, the rounds run (none when the hand-off does not apply; 0 when not read back yet) and
     a check that reads the run back and raises its error."""
     rules = controller.device_rules() if isinstance(controller, TraversalController) else None
-    if rules is None or not be.capabilities.device_traversal or (worklist is not None and not worklist.size):
+    if not be.capabilities.device_traversal or (worklist is not None and not worklist.size):
         return worklist, 0, _nothing_to_check
+    if rules is None:
+        return _device_pass(be, G, graph, state, worklist, controller, trace, phase, defer and lazy and max_rounds > 0,
+                            source)
     base, params = rules
     if base.balance == "merge_path":  # its scan needs the host between rounds
         return worklist, 0, _nothing_to_check
@@ -261,6 +264,35 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
     else:  # the traversal is done: the trace is replayed when first read
         trace.defer(lambda: _replay(run, controller, trace, graph, phase), float(run.seconds().sum()))
     return run.remaining, run.rounds, _nothing_to_check
+
+
+def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,
+                 phase: str, lazy: bool, source: int | None) -> tuple[Frontier | None, int, Callable[[], Any]]:
+    """A traversal whose every round is the controller's one decision, known in advance (a sparse graph's one async
+    push-dd pass: TraversalController.single_pass), handed to the device unread when the caller reads its results
+    only through the run (lazy): one persistent launch, the trace's row (the pass, its edges and device time) and the
+    first worklist's out-edges read when the trace is first read. Otherwise the host loop runs the pass (no hand-off)."""
+    decision = controller.single_pass(graph.num_vertices, graph.num_arcs) if isinstance(controller,
+                                                                                       TraversalController) else None
+    s = decision.strategy if decision is not None else None
+    if (not lazy or s is None or s.sync != "async" or s.direction != "push" or s.drive == "topology"
+            or s.balance == "merge_path"):
+        return worklist, 0, _nothing_to_check
+    pending = be.program_persistent(G, state, worklist, s, "push", lazy=True)
+
+    def fill() -> None:
+        run = pending.result()
+        vertices = 1 if worklist is None else worklist.size
+        if worklist is None:  # the single-source start: its out-degree, from the host's CSR
+            edges = int(graph.offsets[source + 1] - graph.offsets[source])
+        else:
+            edges = worklist.out_edges(G.out_degree)
+        trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges,
+                  edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
+                  decision=decision.decision, reason=decision.reason, phase=phase)
+
+    trace.defer(fill, lambda: float(pending.result().seconds().sum()))
+    return Frontier.empty(graph.num_vertices, be.xp), 0, pending.result
 
 
 def _replay(run: Any, controller: Any, trace: Trace, graph: Any, phase: str) -> None:

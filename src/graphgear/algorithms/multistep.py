@@ -53,7 +53,7 @@ def multistep_labels(program: VertexProgram, graph: Graph, be: Any,
                   is final wherever it reaches, and nothing it reaches can reach a vertex it does not.
     The vertices reached start the program with their label and nothing to send; the rest start as the program does
     (the arcs between the two sets cannot change a reached vertex's label: undirected, there are none; directed, the
-    pivot's label is already the largest). Nothing is read back between the two launches.
+    pivot's label is already the largest). Nothing is read back between the two launches (Backend.chained).
     Returns (values, trace, check): the values on the backend, the runs' rows (phases "pivot" and "propagate") and a
     check that raises if either device run failed."""
     xp = be.xp
@@ -64,14 +64,15 @@ def multistep_labels(program: VertexProgram, graph: Graph, be: Any,
         pivot = xp.full(1, n - 1 if largest else 0, dtype=np.int64)
     else:
         pivot = xp.argmax(be.graph(graph).out_degree).reshape(1).astype(np.int64)
-    reached, bfs = reach(graph, pivot, be, strategy, "pivot")
-    ids = xp.arange(n, dtype=np.float64)
-    among = xp.where(reached, ids, empty)
-    label = among.max() if largest else among.min()  # a 0-d array: stays on the device
-    values = xp.where(reached, label, empty)
-    buffers = xp.where(reached, empty, ids)
-    rest = run_program(program, graph, values, buffers, None, backend=be, strategy=strategy, copy=False, lazy=True,
-                       phase="propagate")
+    with be.chained():  # the second launch does not wait for the first (read back with the result)
+        reached, bfs = reach(graph, pivot, be, strategy, "pivot")
+        ids = xp.arange(n, dtype=np.float64)
+        among = xp.where(reached, ids, empty)
+        label = among.max() if largest else among.min()  # a 0-d array: stays on the device
+        values = xp.where(reached, label, empty)
+        buffers = xp.where(reached, empty, ids)
+        rest = run_program(program, graph, values, buffers, None, backend=be, strategy=strategy, copy=False,
+                           lazy=True, phase="propagate")
     trace = Trace(algorithm=program.name, backend=be.name, controller=rest.trace.controller)
     trace.defer(lambda: (append_trace(trace, bfs.trace, "pivot"), append_trace(trace, rest.trace, "propagate")),
                 lambda: bfs.trace.seconds + rest.trace.seconds)

@@ -389,11 +389,12 @@ class _Run:
         removed are SCCs of one vertex, which can lie on no cycle through the pivot, so the vertices reached both
         ways over the whole graph are the pivot's SCC, as within the remaining vertices."""
         runs = []
-        for graph, mark, way in ((self.graph, self.forward, "forward"), (_reverse_view(self.graph), self.backward,
-                                                                        "backward")):
-            reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw")
-            mark[...] = reached
-            runs.append((run, way))
+        with self.be.chained():  # the backward search does not wait for the forward one
+            for graph, mark, way in ((self.graph, self.forward, "forward"),
+                                     (_reverse_view(self.graph), self.backward, "backward")):
+                reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw")
+                mark[...] = reached
+                runs.append((run, way))
         self.color[...] = pivot[0]  # the SCC's name
         self.settle()
 

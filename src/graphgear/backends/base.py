@@ -23,6 +23,8 @@ vertex program's round (program_state, program_round). What differs is declared 
 
 `timeline()` times a sequence of operator calls without waiting between them: `mark()` after each step, `seconds()`
 once at the end (on the GPU, CUDA events on the stream: the steps' device time, one wait when first read).
+`chained()` is a context in which one call's device launches run back to back, none read back before the next
+starts (the GPU's persistent launches; nothing to do where operators finish before they return).
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class Backend(Protocol):
     def to_host(self, array: Any) -> Any: ...
 
     def timeline(self) -> Any: ...
+
+    def chained(self) -> Any: ...
 
     def asarray(self, array: Any, dtype: Any = None) -> Any: ...
 

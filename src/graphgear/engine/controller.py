@@ -247,6 +247,13 @@ class TraversalController(Controller):
             return None
         return self.base, (self.alpha, self.beta, self.unexplored)
 
+    def single_pass(self, num_vertices: int, num_edges: int) -> Decision | None:
+        """The decision of every round where the rules never switch (a sparse graph: SEP-Graph's one async push-dd
+        pass), known before any round runs, so a backend may run the whole traversal unread; None otherwise."""
+        if not self.sparse:
+            return None
+        return self.choose(IterationInfo(0, 0, 0, num_vertices, num_edges))
+
     def choose(self, info: IterationInfo) -> Decision:
         if self.sparse:
             ratio = info.num_edges / max(info.num_vertices, 1)

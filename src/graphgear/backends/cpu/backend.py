@@ -8,6 +8,8 @@ and neighbor_reduce accept a strategy for the same contract; a vertex-parallel l
 
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +86,10 @@ class CpuBackend:
             cached = CpuGraph(g, g.offsets, g.indices, weights, g.weights is not None, g.out_degree(), g.num_vertices, g.num_arcs)
             g.device_cache["cpu"] = cached
         return cached
+
+    def chained(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing to chain: the CPU's operators finish before they return."""
+        return contextlib.nullcontext()
 
     def timeline(self) -> HostTimeline:
         """Wall-clock marks: the CPU's operators finish before they return."""

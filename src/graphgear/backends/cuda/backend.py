@@ -61,6 +61,8 @@ class CudaBackend(Operators, Programs, PersistentDriver, PowerIteration, Brandes
         # a persistent launch's report (the control words from the status on, the log's first rows)
         self._report = rt.PinnedReader(8 * (CONTROL_WORDS + LOG_FIELDS * (LOG_PREFETCH + 1)))
         self._pending: PendingRun | None = None  # a persistent launch not read back yet (program_persistent, lazy)
+        self._chained = False  # inside chained(): launches detach the one before (persistent.py)
+        self._handoff: PendingRun | None = None  # the detached launch the next one runs behind
         self.supplementary_threshold: int | None = None  # degree from which supplementary queues take a vertex
         self.grid_gather_degree = GRID_GATHER_DEGREE  # degree from which teams of blocks expand a pushed vertex
         self.persistent_pull_group: int | None = None  # lanes per vertex of the persistent kernel's pull (None: strategy)

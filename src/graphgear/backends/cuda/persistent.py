@@ -6,9 +6,10 @@ first asked for (PendingRun). CudaBackend takes this part from here."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,16 +122,36 @@ class PendingRun:
     A traversal whose caller does not go on from the worklist left (run_program's, read through ProgramRun: BFS)
     need not hold the host until the kernel is done: its results wait on the stream like any CuPy result, and
     the host goes on to the next launches (benchmarks/host_time.py; docs/performance.md#host-time-of-a-call).
-    The backend settles it before its next persistent launch, since they share the buffers it reads; a grid barrier
-    that timed out is then kept and raised by result(), not by the unrelated launch."""
+    The backend settles it before its next persistent launch, since they share the buffers it reads, except inside
+    `chained()`: there the next launch detaches it (`detach` snapshots the control words and the log on the device, a
+    copy queued on the stream, no wait; result() reads the snapshot), so the launches of one call (Multistep's BFS,
+    then the propagation) run back to back with no host read between them. A grid barrier that timed out is kept and
+    raised by result(), not by the unrelated launch."""
 
-    def __init__(self, read: Any) -> None:
+    def __init__(self, read: Any, detach: Any = None, before: PendingRun | None = None) -> None:
         self._read = read
+        self._detach = detach  # () -> a read of a device snapshot, for a later launch that reuses the buffers
+        self._before = before  # the detached launch this one ran behind (chained), read first
         self._run: PersistentRun | None = None
         self._error: BackendError | None = None
 
+    def detach(self) -> None:
+        """Before the buffers are reused: read from a device snapshot of them later (no wait now); a launch
+        without a snapshot reader is read now."""
+        if self._read is not None and self._detach is not None:
+            self._read, self._detach = self._detach(), None
+        else:
+            self.settle()
+
     def settle(self) -> None:
-        """Read the status and the log now, once (from the copy queued behind the kernel: a wait on it, no read)."""
+        """Read the status and the log now, once (from the copy queued behind the kernel: a wait on it, no read).
+        A chained launch reads the one it ran behind first: if that one failed, its buffers were left half set, so
+        this one's result is wrong too and raises the same error."""
+        if self._before is not None:
+            before, self._before = self._before, None
+            before.settle()
+            if before._error is not None:
+                self._read, self._error = None, before._error
         if self._read is not None:
             read, self._read = self._read, None
             try:
@@ -156,6 +177,8 @@ class PersistentDriver:
     _occupancy: dict
     _report: rt.PinnedReader
     _pending: PendingRun | None
+    _chained: bool  # inside chained()
+    _handoff: PendingRun | None  # the launch the next one runs behind (chained)
     grid_gather_degree: int
     persistent_pull_group: int | None
     persistent_blocks_per_sm: int | None
@@ -164,11 +187,31 @@ class PersistentDriver:
     bucket_widen_max: int
     _program_module: Callable[..., Any]  # programs.py
 
+    @contextlib.contextmanager
+    def chained(self) -> Iterator[None]:
+        """Persistent launches of one call that run back to back (Multistep's BFS, then the propagation from the
+        vertices it left): each detaches the lazy launch before it instead of waiting for it (PendingRun.detach) and
+        reads it first when its own result is read, so a failure of the first raises with the second's result and
+        drops the buffers before any later call uses them."""
+        if not self._chained:  # a launch before the block (another call's) is read as usual: only the block's own
+            self._settle_pending()  # launches run behind one another, so a failure stays within its call
+            self._handoff = None
+        chained, self._chained = self._chained, True
+        try:
+            yield
+        finally:
+            self._chained = chained
+
     def _settle_pending(self) -> None:
-        """Read back the launch left pending (lazy) before anything reuses its buffers or the pinned report."""
+        """Read back the launch left pending (lazy) before anything reuses its buffers or the pinned report; inside
+        chained(), detach it instead (the next persistent launch reads it first: `_handoff`)."""
         if self._pending is not None:
             pending, self._pending = self._pending, None
-            pending.settle()
+            if self._chained:
+                pending.detach()
+                self._handoff = pending
+            else:
+                pending.settle()
 
     def _persistent_buffers(self, G: CudaGraph) -> PersistentBuffers:
         self._settle_pending()
@@ -348,7 +391,9 @@ class PersistentDriver:
         # first, inside its caller's time (docs/performance.md#host-time-of-a-call)
         report = self._report.enqueue(B.report)
         read = functools.partial(self._read_persistent, G, B, report)
-        pending = PendingRun(functools.partial(_noted, read, plan.note))
+        before, self._handoff = self._handoff, None
+        pending = PendingRun(functools.partial(_noted, read, plan.note),
+                             detach=functools.partial(self._detached_read, G, B, plan.note), before=before)
         if lazy:
             self._pending = pending
             return pending
@@ -412,12 +457,31 @@ class PersistentDriver:
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
         return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))
 
+    def _detached_read(self, G: CudaGraph, B: PersistentBuffers, note: str) -> Callable[[], PersistentRun]:
+        """A lazy launch's read from a snapshot of B's control words and log, copied on the device now (behind the
+        kernel on the stream) because the next launch reuses B: the read waits only when the run is first asked
+        for. Its worklist left is not kept (the queues are the next launch's): a lazy run's caller never goes on
+        from it (program_persistent)."""
+        snapshot = B.control.copy()
+        log = snapshot[CONTROL_WORDS:]
+
+        def read() -> PersistentRun:
+            return self._parse_report(G, None, snapshot[REPORT_WORDS].get(), lambda end: log[:end].get())
+
+        return functools.partial(_noted, read, note)
+
     def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
         """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the
         control words REPORT_WORDS cover); more log rows in a second read."""
+        (words,) = report()
+        return self._parse_report(G, B, words, lambda end: B.log[:end].get())
+
+    def _parse_report(self, G: CudaGraph, B: PersistentBuffers | None, words: np.ndarray,
+                      more_log: Callable[[int], np.ndarray]) -> PersistentRun:
+        """The PersistentRun of a launch from its report words (REPORT_WORDS); `more_log(end)` reads the log's first
+        `end` words where more rows were logged than the report holds; B None: no worklist left is read."""
         cp = self.xp
         n = G.num_vertices
-        (words,) = report()
         first = REPORT_WORDS.start
         status = words[STATUS_WORD - first:STATUS_WORD - first + 2].view(np.int32)
         heavy_edges = words[HEAVY_EDGES_WORD - first:HEAVY_EDGES_WORD - first + 1].view(np.uint64)
@@ -428,8 +492,8 @@ class PersistentDriver:
         rounds, left, which = int(status[1]), int(status[2]), int(status[3])
         rows = min(rounds, LOG_ROWS)
         if rows > LOG_PREFETCH:
-            log = B.log[: (rows + 1) * LOG_FIELDS].get()
+            log = more_log((rows + 1) * LOG_FIELDS)
         log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
-        remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left
+        remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left and B is not None
                      else Frontier.empty(n, cp))
         return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]))
