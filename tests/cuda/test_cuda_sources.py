@@ -240,3 +240,23 @@ def test_brandes_run_that_gave_up_raises():
     run = brandes.BrandesRun(_brandes_log([(2, 0, 0, 0, 5)], abort=1))
     with pytest.raises(BackendError, match="grid barrier gave up"):
         run.check()
+
+
+def test_header_constants_are_read_from_the_kernels():
+    """The control-word layout the host reads back is the one persistent.cuh #defines (sources.header_constant),
+    and a constant the header lacks is a BackendError naming both."""
+    import re
+
+    from graphgear.backends.cuda import persistent
+    from graphgear.backends.cuda.runtime import KERNEL_DIR
+    from graphgear.backends.cuda.sources import header_constant
+    from graphgear.errors import BackendError
+
+    text = (KERNEL_DIR / "persistent.cuh").read_text()
+    for name, value in (("GG_CONTROL_WORDS", persistent.CONTROL_WORDS), ("GG_STATUS_WORD", persistent.STATUS_WORD),
+                        ("GG_BARRIER_WORD", persistent.BARRIER_WORD), ("GG_LOG_FIELDS", persistent.LOG_FIELDS)):
+        assert re.search(rf"#define {name} {value}\b", text), name
+        assert header_constant("persistent.cuh", name) == value
+    assert persistent.REPORT_WORDS.start == persistent.STATUS_WORD
+    with pytest.raises(BackendError, match="persistent.cuh does not #define GG_NO_SUCH"):
+        header_constant("persistent.cuh", "GG_NO_SUCH")

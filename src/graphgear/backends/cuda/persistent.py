@@ -23,14 +23,18 @@ from . import runtime as rt
 from . import sources
 from .graph import CudaGraph
 from .programs import CudaProgramState
-from .sources import ADVANCE_KERNELS
+from .sources import ADVANCE_KERNELS, header_constant
 from .structs import MONOIDS, SUPPORT_BITS, KernelStruct, _barrier_timed_out
 
-LOG_ROWS, LOG_FIELDS = 1 << 16, 5  # persistent kernel: rounds logged per launch, fields per round
+LOG_ROWS = 1 << 16  # persistent kernel: rounds logged per launch
+LOG_FIELDS = header_constant("persistent.cuh", "GG_LOG_FIELDS")  # fields per logged round
 LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
-CONTROL_WORDS = 18  # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1),
-# bucket_n (3), heavy_edges (1); kernels/persistent.cuh GG_CONTROL_WORDS and the two below
-BARRIER_WORD, STATUS_WORD, HEAVY_EDGES_WORD = 8, 9, 17  # where those sit among the control words
+# int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1), bucket_n (3),
+# heavy_edges (1), as kernels/persistent.cuh defines them (read from it: sources.header_constant)
+CONTROL_WORDS = header_constant("persistent.cuh", "GG_CONTROL_WORDS")
+BARRIER_WORD = header_constant("persistent.cuh", "GG_BARRIER_WORD")  # where those sit among the control words
+STATUS_WORD = header_constant("persistent.cuh", "GG_STATUS_WORD")
+HEAVY_EDGES_WORD = CONTROL_WORDS - 1  # the last control word (the state's heavy_edges pointer is made from it)
 # a persistent launch's report, copied back behind it: the control words from the status on, then the log's first rows
 REPORT_WORDS = slice(STATUS_WORD, CONTROL_WORDS + (LOG_PREFETCH + 1) * LOG_FIELDS)
 HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs

@@ -20,6 +20,17 @@ HEAVY_CHUNK = 1024
 _struct_fields: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}  # struct_fields, read once each
 
 
+def header_constant(header: str, name: str) -> int:
+    """The integer a kernel header #defines as `name` (kernels/persistent.cuh GG_CONTROL_WORDS, ...): constants the
+    host and the kernels must agree on are written once, in the header, and read from it here, as struct_fields
+    reads the argument structs. A BackendError names the header and the constant where it is missing."""
+    text = (rt.KERNEL_DIR / header).read_text()
+    match = re.search(rf"^#define\s+{re.escape(name)}\s+(-?\d+)\s*(?://.*)?$", text, re.MULTILINE)
+    if match is None:
+        raise BackendError(f"kernels/{header} does not #define {name} as a whole number")
+    return int(match.group(1))
+
+
 def struct_fields(header: str, struct: str) -> tuple[tuple[str, str], ...]:
     """The 8-byte words of a kernel's argument struct (kernels/persistent.cuh GGPersistentArgs, kernels/power.cuh
     GGPowerArgs), in order, each (name, kind): "p" a pointer, "f" a double, "i" an integer. Read from the header, one
