@@ -286,6 +286,9 @@ class _Run:
         self.label = xp.empty(n, dtype=np.int64)  # every vertex is labelled by one of the steps
         self.controller = make_controller(strategy, graph, "traversal")
         self.checks: list[Any] = []  # device runs read back lazily: each raises if its run failed
+        # every label is its SCC's smallest vertex (trim's, FW-BW's on the device and Tarjan's are; the coloring's
+        # are the largest), so canonical_labels numbers them in one pass without reading anything back
+        self.roots = True
         self.trace = Trace(algorithm="strongly_connected_components", backend=be.name, controller=self.controller.name)
 
     def multistep(self) -> None:
@@ -311,7 +314,7 @@ class _Run:
         """Trim rounds: remove vertices without a remaining in- or out-neighbour, while a round removes many."""
         be, n = self.be, self.n
         controller = make_controller(self.strategy, self.graph, "traversal")
-        left = self.remaining()
+        left = n  # trim runs first: every vertex remains
         rounds = 0
         while left:
             active = Frontier.from_mask(self.alive.astype(bool))
@@ -376,6 +379,7 @@ class _Run:
             return
         pivot = int(xp.argmax(score))
         self.color.fill(pivot)  # the SCC's name
+        self.roots = False
         start = Frontier.from_vertices(one_vertex(xp, pivot), n)
         for G, mark, way in ((self.G, self.forward, "forward"), (self.R, self.backward, "backward")):
             mark[pivot] = 1
@@ -395,7 +399,9 @@ class _Run:
                 reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw")
                 mark[...] = reached
                 runs.append((run, way))
-        self.color[...] = pivot[0]  # the SCC's name
+        # the SCC's name: its smallest vertex (a reduction on the device, nothing read back)
+        both = (self.forward != 0) & (self.backward != 0)
+        self.color[...] = self.be.xp.where(both, self.be.xp.arange(self.n, dtype=np.int64), self.n).min()
         self.settle()
 
         self.checks.extend(run.check for run, _ in runs)
@@ -407,8 +413,9 @@ class _Run:
         self.trace.defer(rows, lambda: sum(run.trace.seconds for run, _ in runs))
 
     # --------------------------------------------------------------------------------------------------- Coloring
-    def coloring(self) -> None:
-        """Coloring rounds until no vertex remains (colors were set to the ids by the last settle)."""
+    def coloring(self) -> int:
+        """Coloring rounds while more than TARJAN_CUTOFF vertices remain (colors were set to the ids by the last
+        settle); returns how many remain."""
         xp, n = self.be.xp, self.n
         controller = make_controller(self.strategy, self.graph, "iterative")
         ids = xp.arange(n, dtype=np.int64)
@@ -417,8 +424,9 @@ class _Run:
             alive = self.alive != 0
             remaining = xp.flatnonzero(alive)
             if remaining.size <= TARJAN_CUTOFF:
-                break
+                return int(remaining.size)
             rounds += 1
+            self.roots = False  # a coloring SCC is named after its root, its largest vertex
             self.propagate(self.G, Frontier.from_vertices(remaining, n), self.color, self.same, n, controller,
                            "color", f"coloring round {rounds}: max-color propagation")
             roots = xp.flatnonzero(alive & (self.color == ids))
@@ -498,11 +506,10 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
         run.trim()
         if run.remaining():
             run.forward_backward()
-        run.coloring()
-        left = run.remaining()
+        left = run.coloring()
         if left:
             run.tarjan(f"{left:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan")
-    labels = run.label if whole is not None else canonical_labels(run.label)
+    labels = run.label if whole is not None else canonical_labels(run.label, roots=run.roots)
     if run.checks:  # device runs read back (and a failure raised) when the labels or times are first read
         return ComponentsResult(Deferred(lambda: ([check() for check in run.checks], labels)[1]), trace=run.trace,
                                 graph=graph, seconds=Deferred(lambda: run.trace.seconds))
