@@ -167,3 +167,14 @@ def edge_records(draw, max_vertices: int = 28):
     loops = draw(st.sampled_from(["drop", "keep"]))
     dups = draw(st.sampled_from(["drop", "keep"]))
     return n, src, dst, weights, directed, loops, dups
+
+
+def assert_multistep_trace(trace, num_vertices: int) -> None:
+    """The trace of a label program run as Multistep runs it (algorithms/multistep.py): first the BFS from one pivot
+    (phase "pivot", one vertex to start), then the program from every vertex (phase "propagate"; those the BFS
+    reached have nothing to send), in that order."""
+    rows = trace.rows
+    assert (rows[0].phase, rows[0].frontier_vertices) == ("pivot", 1)
+    propagate = [row for row in rows if row.phase == "propagate"]
+    assert propagate[0].frontier_vertices == num_vertices
+    assert [row.phase for row in rows] == ["pivot"] * (len(rows) - len(propagate)) + ["propagate"] * len(propagate)

@@ -24,7 +24,7 @@ from graphgear.errors import StrategyError
 from graphgear.graph.graph import Graph
 from graphgear.results import ColorResult
 
-from conftest import CPU_PATHS, edge_records, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, assert_multistep_trace, edge_records, real_graph
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PATHS = CPU_PATHS
@@ -164,12 +164,7 @@ def test_as_a_monotone_program_from_every_vertex(spec, strategy, monkeypatch):
     check(result, condensation_reference(g), g)
     assert result.trace.algorithm == "color_propagation"
     assert not any(row.reason.startswith("inspect candidate") for row in result.trace)
-    # Multistep: a flood from one pivot, then the program from every vertex (those reached have nothing to send)
-    rows = result.trace.rows
-    assert (rows[0].phase, rows[0].frontier_vertices) == ("pivot", 1)
-    propagate = [row for row in rows if row.phase == "propagate"]
-    assert propagate[0].frontier_vertices == g.num_vertices
-    assert [row.phase for row in rows] == ["pivot"] * (len(rows) - len(propagate)) + ["propagate"] * len(propagate)
+    assert_multistep_trace(result.trace, g.num_vertices)
 
 
 @settings(max_examples=60, **SETTINGS)

@@ -25,7 +25,7 @@ from graphgear.errors import GraphError, StrategyError
 from graphgear.graph.graph import Graph
 from graphgear.results import ComponentsResult
 
-from conftest import CPU_PATHS, edge_records, REAL_GRAPHS, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, assert_multistep_trace, edge_records, real_graph
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 METHODS = ("afforest", "label_propagation")
@@ -143,12 +143,7 @@ def test_label_propagation_as_one_traversal(spec, strategy, monkeypatch):
     result = connected_components(g, method="label_propagation", backend=be, strategy=strategy)
     check(result, graph_reference(g), g)
     assert not any(row.reason.startswith("inspect candidate") for row in result.trace)
-    # Multistep: a flood from one pivot, then the program from every vertex (those reached have nothing to send)
-    rows = result.trace.rows
-    assert (rows[0].phase, rows[0].frontier_vertices) == ("pivot", 1)
-    propagate = [row for row in rows if row.phase == "propagate"]
-    assert propagate[0].frontier_vertices == g.num_vertices
-    assert [row.phase for row in rows] == ["pivot"] * (len(rows) - len(propagate)) + ["propagate"] * len(propagate)
+    assert_multistep_trace(result.trace, g.num_vertices)
 
 
 def test_auto_controller_runs_sep_graph_algorithm_1():

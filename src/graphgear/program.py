@@ -177,6 +177,13 @@ def run_program(
     return ProgramRun(trace, state, be, check)
 
 
+def programs_on_device(be: Any, strategy: Any) -> bool:
+    """Whether a monotone program started from many vertices runs whole on the device: the backend can
+    (capabilities.device_programs) and the strategy is one of the automatic controllers (a caller's own Strategy or
+    controller runs as given, round by round)."""
+    return be.capabilities.device_programs and isinstance(strategy, str) and strategy in CONTROLLERS
+
+
 def _controller_kind(program: VertexProgram, be: Any, strategy: Any, after_round: Any) -> str:
     """The controller a run gets: the program's kind, except that a monotone iterative program (label propagation,
     colour propagation) on a backend that runs such programs whole on the device (capabilities.device_programs) is
@@ -184,8 +191,7 @@ def _controller_kind(program: VertexProgram, be: Any, strategy: Any, after_round
     round in one persistent launch (device_rules) or one async push-dd pass on a high-diameter graph, where
     Algorithm 1 would time candidate paths round by round from the host. A caller's own Strategy or controller, or an
     after_round hook (the host works between rounds), keeps the program's kind."""
-    if (program.kind == "iterative" and program.monotone and after_round is None and be.capabilities.device_programs
-            and isinstance(strategy, str) and strategy in CONTROLLERS):
+    if program.kind == "iterative" and program.monotone and after_round is None and programs_on_device(be, strategy):
         return "traversal"
     return program.kind
 
@@ -272,8 +278,7 @@ def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | N
     push-dd pass: TraversalController.single_pass), handed to the device unread when the caller reads its results
     only through the run (lazy): one persistent launch, the trace's row (the pass, its edges and device time) and the
     first worklist's out-edges read when the trace is first read. Otherwise the host loop runs the pass (no hand-off)."""
-    decision = controller.single_pass(graph.num_vertices, graph.num_arcs) if isinstance(controller,
-                                                                                       TraversalController) else None
+    decision = controller.single_pass(graph.num_vertices, graph.num_arcs)
     s = decision.strategy if decision is not None else None
     if (not lazy or s is None or s.sync != "async" or s.direction != "push" or s.drive == "topology"
             or s.balance == "merge_path"):

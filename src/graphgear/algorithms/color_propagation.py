@@ -38,13 +38,13 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_max
-from ..engine.controller import CONTROLLERS, IterationInfo, check_strategy, make_controller
+from ..engine.controller import IterationInfo, check_strategy, make_controller
 from ..engine.trace import Trace
 from ..frontier import Frontier
 from ..functor import Functor, cpu_functor
 from ..graph.graph import Graph
 from ..operators import ACTIVATE
-from ..program import VertexProgram
+from ..program import VertexProgram, programs_on_device
 from ..results import ColorResult, Deferred
 from .multistep import multistep_labels
 
@@ -133,7 +133,7 @@ def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "a
     """colors[v] = the largest vertex id that reaches v along edges (int64), by Slota et al.'s color propagation."""
     check_strategy(strategy)
     be = get_backend(backend)
-    if be.capabilities.device_programs and isinstance(strategy, str) and strategy in CONTROLLERS:
+    if programs_on_device(be, strategy):
         return _on_device(be, graph, strategy)
     G = be.graph(graph)
     xp = be.xp
@@ -170,9 +170,6 @@ def _on_device(be: Any, graph: Graph, strategy: str) -> ColorResult:
     """COLOR_PROGRAM from every vertex, run whole on the device as Multistep runs it (_common.multistep_labels: a flood
     from one pivot, then SEP-Graph's Algorithm 2 over the vertices it did not reach, each in one persistent launch);
     the colors are read back, and a failed launch raises, when first read."""
-    if graph.num_vertices == 0:
-        return ColorResult(be.xp.zeros(0, dtype=np.int64), trace=Trace(algorithm="color_propagation", backend=be.name),
-                           graph=graph, seconds=0.0)
     values, trace, check = multistep_labels(COLOR_PROGRAM, graph, be, strategy)
     colors = Deferred(lambda: (check(), values.astype(np.int64))[1])
     return ColorResult(colors, trace=trace, graph=graph, seconds=Deferred(lambda: trace.seconds))

@@ -44,7 +44,7 @@ from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.build import index_dtype
 from ..graph.graph import Graph
-from ..program import VertexProgram, run_program
+from ..program import VertexProgram, programs_on_device, run_program
 from ..results import ComponentsResult, Deferred
 from ._common import APPLY_SMALLER, canonical_labels, check_choice, run_on_host_once
 from .multistep import multistep_labels
@@ -380,7 +380,7 @@ def label_propagation(graph: Graph, *, backend: Any = "auto",
     g = symmetrised(graph)
     n = g.num_vertices
     be = get_backend(backend)
-    if n and be.capabilities.device_programs and isinstance(strategy, str) and strategy in CONTROLLERS:
+    if programs_on_device(be, strategy):
         # Multistep: a flood from the pivot labels the giant component at once; the rest propagate (both on device)
         values, trace, check = multistep_labels(LABEL_PROPAGATION, g, be, strategy)
         return values.astype(np.int64), trace, check
@@ -405,7 +405,6 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
     else:
         (comp, trace), check = afforest(graph, backend=be, strategy=strategy), None
     labels = canonical_labels(comp, roots=True)  # both methods label each vertex with its component's smallest id
-    if check is not None:  # device runs read back (and a failure raised) when the labels or times are first read
-        return ComponentsResult(Deferred(lambda: (check(), labels)[1]), trace=trace, graph=graph,
-                                seconds=Deferred(lambda: trace.seconds))
+    if check is not None:  # device runs read back (and a failure raised) when the labels are first read
+        labels = Deferred(lambda labels=labels: (check(), labels)[1])
     return ComponentsResult(labels, trace=trace, graph=graph, seconds=Deferred(lambda: trace.seconds))

@@ -58,6 +58,8 @@ def multistep_labels(program: VertexProgram, graph: Graph, be: Any,
     check that raises if either device run failed."""
     xp = be.xp
     n = graph.num_vertices
+    if n == 0:  # no pivot: nothing to run
+        return xp.zeros(0, dtype=np.float64), Trace(algorithm=program.name, backend=be.name), lambda: None
     largest = program.accumulate == "max"
     empty = -np.inf if largest else np.inf
     if graph.directed:
