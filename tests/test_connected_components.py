@@ -25,7 +25,7 @@ from graphgear.errors import GraphError, StrategyError
 from graphgear.graph.graph import Graph
 from graphgear.results import ComponentsResult
 
-from conftest import CPU_PATHS, REAL_GRAPHS, assert_multistep_trace, edge_records, real_graph
+from conftest import BACKENDS, CPU_PATHS, REAL_GRAPHS, assert_multistep_trace, edge_records, real_graph
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 METHODS = ("afforest", "label_propagation")
@@ -170,6 +170,27 @@ def test_afforest_directed_arcs_leaving_the_giant_component():
         result = connected_components(g, method="afforest", strategy=strategy)
         check(result, expected, g)
     assert expected.max() + 1 == 4  # the ring with 100..105, {106, 108, 109}, {107}, {110}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("strategy", ("auto", "drive=data"))
+def test_afforest_trace_counts_the_final_phase(backend, strategy):
+    """The trace's rows as the device leaves them: SampleFrequentElement's pick (the ring, 100 of 106 vertices) and
+    its share, and the arcs the final phase links: only the star's centre has arcs beyond its two sampled neighbours
+    (3 of 5); the leaves have one arc each and the ring's vertices are skipped."""
+    ring = np.arange(100)
+    centre, leaves = 100, np.arange(101, 106)
+    src = np.r_[ring, np.full(5, centre)]
+    dst = np.r_[(ring + 1) % 100, leaves]
+    g = Graph.from_edges(src, dst, num_vertices=106, directed=False)
+    result = connected_components(g, method="afforest", backend=backend, strategy=strategy)
+    np.testing.assert_array_equal(result.labels, np.r_[np.zeros(100), np.ones(6)])
+    phases = [row.phase for row in result.trace]
+    assert phases == ["sample", "sample", "link", "compress"]
+    link = result.trace.rows[2]
+    assert link.frontier_edges == link.edges_processed == 3
+    assert "component 0 holds ~9" in link.reason  # ~94% expected of 1024 draws from 106 vertices
+    assert link.frontier_vertices == (6 if strategy == "drive=data" else 106)
 
 
 def test_giant_component_not_first():

@@ -52,6 +52,7 @@ def test_generated_modules_compile(tmp_path):
     modules += [sources.persistent_module(bfs.BFS_PROGRAM, balancer, group)
                 for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
                 for group in sources.PERSISTENT_PULL_GROUPS[:1]]
+    modules.append(_afforest_steps())
     for functor, role, dtypes, _ in FUNCTORS:  # the async (persistent) form of every advance functor
         if role == "advance":
             modules.append(sources.persistent_advance_module(functor, tuple(rt.ctype(d) for d in dtypes), "adv_twc"))
@@ -62,6 +63,27 @@ def test_generated_modules_compile(tmp_path):
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+def _afforest_steps() -> str:
+    """The step driver's module as Afforest's topology-driven run builds it (backends/cuda/steps.py)."""
+    from graphgear.algorithms import connected_components as cc
+    from graphgear.backends.cuda.steps import step_module
+
+    afforest = tuple(rt.ctype(d) for d in cc._AFFOREST_DTYPES)
+    sample = tuple(rt.ctype(d) for d in (I64, I32, I32, I64))
+    states = (afforest, afforest, afforest, sample)  # the rounds' states (their own params rows), the sampling's
+    return step_module([(cc.INIT_COMP, 0), (cc.LINK_SAMPLED, 0), (cc.COMPRESS, 0), (cc.LINK_SAMPLED, 1),
+                        (cc.COMPRESS, 1), (cc.SAMPLE_ROOTS, 3), (cc.SAMPLE_FREQUENT, 3), (cc.LINK_REMAINING, 2),
+                        (cc.COMPRESS, 2)], states)
+
+
+def test_step_module_separates_steps_by_grid_barriers():
+    source = _afforest_steps()
+    assert source.count("gg_grid_sync(bar, status)") == 8  # between the 9 steps, none after the last
+    assert source.count("stamps[") == 10  # the start and the end of every step
+    assert "for (int v = first; v < c6; v += stride) f(v);" in source  # SampleFrequentElement over its own count
+    assert source.count("int* a0_4") == 1 and "GGS2 f{a0_0, a0_1, a0_2, a0_3, a0_4, a0_5}" in source  # a state once
 
 
 def test_functor_state_names_must_match_the_state():

@@ -105,17 +105,39 @@ def run_on_host_once(functor: Functor, state: tuple, num_vertices: int) -> None:
     get_backend("cpu").for_each_vertex(one, functor, state)
 
 
-def canonical_labels(labels: Any, roots: bool = False) -> Any:
+@cpu_functor
+def _root_flag(v, state):  # pragma: no cover - numba
+    state[1][v] = 1 if state[0][v] == v else 0
+
+
+@cpu_functor
+def _root_number(v, state):  # pragma: no cover - numba
+    state[2][v] = state[1][state[0][v]] - 1
+
+
+ROOT_FLAG = Functor("root_flag", _root_flag, "flag[v] = label[v] == v;", state=("label", "flag"))
+ROOT_NUMBER = Functor("root_number", _root_number, "number[v] = rank[label[v]] - 1;", state=("label", "rank", "number"))
+
+
+def canonical_labels(labels: Any, roots: bool = False, backend: Any = None) -> Any:
     """Renumber component labels to 0..C-1 in order of each component's smallest vertex, on the labels' device
     (NumPy or CuPy: a GPU run keeps its labels on the GPU). ``roots=True``: the caller guarantees that every label is
     its component's smallest vertex (Afforest after its last compress, min-label propagation), so the one linear pass
-    runs without the check (a host read)."""
+    runs without the check (a host read); with the labels' ``backend`` too, that pass is two functor launches around
+    one scan (flag the roots, count them, number each vertex by its root's count) rather than seven array ops."""
     from ..frontier import _array_module
 
     xp = _array_module(labels)
     labels = xp.asarray(labels)
     if labels.size == 0:
         return labels.astype(np.int64)
+    if roots and backend is not None and backend.xp is xp and labels.dtype.kind in "iu":  # labels on the backend
+        n = int(labels.size)
+        flag = xp.empty(n, dtype=np.int32)  # int32: a rank is below n, a vertex id
+        backend.for_each_vertex(None, ROOT_FLAG, (labels, flag), num_vertices=n)
+        number = xp.empty(n, dtype=np.int64)
+        backend.for_each_vertex(None, ROOT_NUMBER, (labels, xp.cumsum(flag, dtype=np.int32), number), num_vertices=n)
+        return number
     ids = xp.arange(labels.size)
     if labels.dtype.kind in "iu" and (roots or _labels_are_roots(xp, labels, ids)):
         # every label is its component's smallest vertex (union-find roots, min-label propagation): one linear pass

@@ -35,7 +35,7 @@ import numba
 import numpy as np
 
 from ..backends import get_backend
-from ..backends.cpu.atomics import atomic_cas
+from ..backends.cpu.atomics import atomic_add, atomic_cas, atomic_max
 from ..engine.controller import CONTROLLERS, FixedController, check_strategy, make_controller
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
@@ -46,7 +46,7 @@ from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, programs_on_device, run_program
 from ..results import ComponentsResult, Deferred
-from ._common import APPLY_SMALLER, canonical_labels, check_choice, run_on_host_once
+from ._common import APPLY_SMALLER, ROOT_FLAG, ROOT_NUMBER, canonical_labels, check_choice, run_on_host_once
 from .multistep import multistep_labels
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
@@ -59,29 +59,60 @@ SAMPLE_SEED = 27491095  # GAP's seed for the sampling generator
 AFFOREST_TOPOLOGY = Strategy(drive="topology", frontier="bitmap")  # what the controllers run Afforest with
 
 # ---------------------------------------------------------------------------------------------------- Afforest functors
-# state = (offsets, indices, t_offsets, t_indices, comp, params); params = int64[3]: (r, c, directed)
-#   r  the neighbour offset: the sampled neighbour in a sampling round, the first unsampled one in the final phase
-#   c  the giant component's root (-1 before it is known)
+# state = (offsets, indices, t_offsets, t_indices, comp, params); params = int64[PARAMS]: one row per phase
+#   params[0]  r: the neighbour offset: the sampled neighbour in a sampling round, the first unsampled one in the final
+#              phase
+#   params[1]  1 on a directed graph (the final phase also links in-neighbours)
+#   params[2]  SampleFrequentElement's key, count << 32 | (ROOT_BITS - root), the largest over the samples (0 before):
+#              the most frequent root, then the smallest; the giant component's root c = ROOT_BITS - (key & 0xFFFFFFFF)
+#   params[3:] the final phase's linked arcs, counted in ARC_SLOTS slots (v's in slot v % ARC_SLOTS: few threads meet
+#              on one address) and summed when the trace is read
 # The functors are compiled with _nrt=False (they never allocate): otherwise numba reference-counts the state's arrays
 # on every call of a functor with loops: atomics that the threads fight over (several times slower: docs/performance.md#kernels-without-reference-counting).
 functor = numba.njit(nogil=True, _nrt=False)
+ARC_SLOTS = 64
+PARAMS = 3 + ARC_SLOTS
+ROOT_BITS = 0x7FFFFFFF  # vertex ids are below 2^31 (int32 on the GPU)
+
+
+@numba.njit(inline="always", nogil=True, _nrt=False)
+def _representative(v, comp):  # pragma: no cover - numba
+    """v's root, shortening the path on the way: each vertex passed is pointed at its grandparent (Jaiganesh and
+    Burtscher's intermediate pointer jumping, ECL-CC, SC'18). Every parent is a smaller id than its child, so the walk
+    stops at the first vertex that is not larger than its parent; a parent read late is still an ancestor."""
+    curr = np.int64(comp[v])  # int64 throughout: a loop's vertex may be unsigned, which numba unifies with int32 as float
+    if curr != v:
+        prev = np.int64(v)
+        nxt = comp[curr]
+        while curr > nxt:
+            comp[prev] = nxt
+            prev = curr
+            curr = nxt
+            nxt = comp[curr]
+    return curr
 
 
 @numba.njit(inline="always", nogil=True, _nrt=False)
 def _link(u, v, comp):  # pragma: no cover - numba
-    """GAP's Link: hook the higher of the two roots under the lower one (CAS), retrying from the grandparents."""
-    p1 = comp[u]
-    p2 = comp[v]
-    while p1 != p2:
-        high = p1 if p1 > p2 else p2
-        low = p1 + (p2 - high)
-        p_high = comp[high]
-        if p_high == low:
-            break
-        if p_high == high and atomic_cas(comp, high, high, low) == high:
-            break
-        p1 = comp[comp[high]]
-        p2 = comp[low]
+    """Afforest's Link: hook the higher of the two roots under the lower one. As in GAP, the higher one is read
+    before the CAS is tried (a root another thread hooked already costs a read, not an atomic that the threads of its
+    tree would queue on); from a root hooked meanwhile the walk goes on from its new parent. The roots are found with
+    intermediate pointer jumping (ECL-CC) rather than GAP's grandparent reads, so that a sampling round leaves short
+    paths to compress (docs/performance.md#connected-components)."""
+    a = _representative(u, comp)
+    b = _representative(v, comp)
+    while a != b:
+        high = max(a, b)
+        low = min(a, b)
+        seen = comp[high]
+        if seen == high:
+            seen = atomic_cas(comp, high, high, low)
+            if seen == high:
+                break
+        if a == high:
+            a = _representative(seen, comp)
+        else:
+            b = _representative(seen, comp)
 
 
 @functor
@@ -93,27 +124,62 @@ def _link_sampled(u, state):  # pragma: no cover - numba
 
 
 @functor
+def _init_comp(v, state):  # pragma: no cover - numba
+    state[4][v] = v  # every vertex its own tree
+
+
+@functor
 def _compress(v, state):  # pragma: no cover - numba
     comp = state[4]
     while comp[v] != comp[comp[v]]:
         comp[v] = comp[comp[v]]
 
 
+@numba.njit(inline="always", nogil=True, _nrt=False)
+def _giant_root(params):  # pragma: no cover - numba
+    return ROOT_BITS - (params[2] & 0xFFFFFFFF)
+
+
 @functor
 def _link_remaining(u, state):  # pragma: no cover - numba
     offsets, indices, t_offsets, t_indices, comp, params = state
-    if comp[u] == params[1]:
+    if comp[u] == _giant_root(params):
         return
-    for k in range(offsets[u] + params[0], offsets[u + 1]):
+    first = offsets[u] + params[0]
+    arcs = max(offsets[u + 1] - first, 0)
+    for k in range(first, offsets[u + 1]):
         _link(u, indices[k], comp)
-    if params[2]:
+    if params[1]:
+        arcs += t_offsets[u + 1] - t_offsets[u]
         for k in range(t_offsets[u], t_offsets[u + 1]):
             _link(u, t_indices[k], comp)
+    if arcs:
+        atomic_add(params, 3 + u % ARC_SLOTS, arcs)
 
 
 @functor
 def _outside_giant(v, state):  # pragma: no cover - numba
-    return state[4][v] != state[5][1]
+    return state[4][v] != _giant_root(state[5])
+
+
+@functor
+def _sample_roots(i, state):  # pragma: no cover - numba
+    picks, comp, roots, params = state
+    roots[i] = comp[picks[i]]
+
+
+@functor
+def _sample_frequent(i, state):  # pragma: no cover - numba
+    # GAP's SampleFrequentElement, one thread per sample over the samples' roots (gathered by _sample_roots, so the
+    # count reads one small array): the sample's root, how many samples share it, and the largest key
+    # count << 32 | (ROOT_BITS - root) kept in params[2] (most frequent, then smallest root)
+    picks, comp, roots, params = state
+    root = roots[i]
+    count = 0
+    for j in range(roots.shape[0]):
+        if roots[j] == root:
+            count += 1
+    atomic_max(params, 2, (count << 32) | (ROOT_BITS - root))
 
 
 @functor
@@ -171,20 +237,29 @@ def serial_link(be: Any, graph: Graph) -> Any:
 
 # CUDA bodies (role "vertex": the vertex is `v`). Members follow the state tuple: offsets long long*, indices int*,
 # t_offsets long long*, t_indices int*, comp int*, params long long* (comp is int32 like the GPU's indices). `hook` is
-# GAP's Link, as `_link`; comp is read through a volatile pointer so that every retry sees other threads' hooks.
+# `_link`, `representative` `_representative`. comp is read with plain (L1-cached) loads: a late read is still an
+# ancestor, a root is only ever changed by the CAS, and Compress runs while no link does (the volatile reads of GAP's
+# loop made every pass an L2 round trip per step: docs/performance.md#connected-components).
 AFFOREST_STATE = ("offsets", "indices", "t_offsets", "t_indices", "comp", "params")
-_HOOK_CUDA = """auto hook = [&](int a, int b) {
-  volatile int* c = comp;
-  int p1 = c[a];
-  int p2 = c[b];
-  while (p1 != p2) {
-    const int high = p1 > p2 ? p1 : p2;
-    const int low = p1 + (p2 - high);
-    const int p_high = c[high];
-    if (p_high == low) break;
-    if (p_high == high && atomicCAS(comp + high, high, low) == high) break;
-    p1 = c[c[high]];
-    p2 = c[low];
+_HOOK_CUDA = """auto representative = [&](int x) {
+  int curr = comp[x];
+  if (curr != x) {
+    int prev = x, next;
+    while (curr > (next = comp[curr])) { comp[prev] = next; prev = curr; curr = next; }
+  }
+  return curr;
+};
+auto hook = [&](int a, int b) {
+  a = representative(a);
+  b = representative(b);
+  while (a != b) {
+    const int high = a > b ? a : b, low = a < b ? a : b;
+    int seen = comp[high];
+    if (seen == high) {
+      seen = atomicCAS(comp + high, high, low);
+      if (seen == high) break;
+    }
+    if (a == high) a = representative(seen); else b = representative(seen);
   }
 };
 """
@@ -193,16 +268,33 @@ LINK_SAMPLED = Functor(
     _HOOK_CUDA + "const long long k = offsets[v] + params[0];\nif (k < offsets[v + 1]) hook(v, indices[k]);",
     state=AFFOREST_STATE,
 )
-COMPRESS = Functor("afforest_compress", _compress,
-                   "volatile int* c = comp;\nwhile (c[v] != c[c[v]]) c[v] = c[c[v]];", state=AFFOREST_STATE)
+INIT_COMP = Functor("afforest_init", _init_comp, "comp[v] = v;", state=AFFOREST_STATE)
+COMPRESS = Functor("afforest_compress", _compress, "while (comp[v] != comp[comp[v]]) comp[v] = comp[comp[v]];",
+                   state=AFFOREST_STATE)
 LINK_REMAINING = Functor(
     "afforest_link_remaining", _link_remaining,
-    _HOOK_CUDA + "if (comp[v] == params[1]) return;\n"
-    "for (long long k = offsets[v] + params[0]; k < offsets[v + 1]; ++k) hook(v, indices[k]);\n"
-    "if (params[2]) for (long long k = t_offsets[v]; k < t_offsets[v + 1]; ++k) hook(v, t_indices[k]);",
+    _HOOK_CUDA + f"if (comp[v] == {ROOT_BITS} - (params[2] & 0xFFFFFFFF)) return;  // in the giant component\n"
+    "const long long first = offsets[v] + params[0];\n"
+    "long long arcs = first < offsets[v + 1] ? offsets[v + 1] - first : 0;\n"
+    "for (long long k = first; k < offsets[v + 1]; ++k) hook(v, indices[k]);\n"
+    "if (params[1]) {\n"
+    "  arcs += t_offsets[v + 1] - t_offsets[v];\n"
+    "  for (long long k = t_offsets[v]; k < t_offsets[v + 1]; ++k) hook(v, t_indices[k]);\n"
+    "}\n"
+    f"if (arcs) atomicAdd((unsigned long long*)(params + 3 + v % {ARC_SLOTS}), (unsigned long long)arcs);",
     state=AFFOREST_STATE,
 )
-OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant, "return comp[v] != params[1];", state=AFFOREST_STATE)
+OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant,
+                        f"return comp[v] != {ROOT_BITS} - (params[2] & 0xFFFFFFFF);", state=AFFOREST_STATE)
+SAMPLE_STATE = ("picks", "comp", "roots", "params")
+SAMPLE_ROOTS = Functor("afforest_sample_roots", _sample_roots, "roots[v] = comp[picks[v]];", state=SAMPLE_STATE)
+SAMPLE_FREQUENT = Functor(
+    "afforest_sample_frequent", _sample_frequent,
+    "const int root = roots[v];\nlong long count = 0;\n"
+    f"#pragma unroll 16\nfor (int j = 0; j < {NUM_SAMPLES}; ++j) count += roots[j] == root;\n"
+    f"atomicMax(params + 2, (count << 32) | ({ROOT_BITS}LL - root));",
+    state=SAMPLE_STATE,
+)
 
 # ------------------------------------------------------------------------------------------- label propagation program
 
@@ -231,10 +323,14 @@ LABEL_PROPAGATION = VertexProgram(
 # state dtypes exactly as `afforest` passes them on the GPU (int32 vertex ids there).
 _AFFOREST_DTYPES = (np.int64, np.int32, np.int64, np.int32, np.int32, np.int64)
 CUDA_FUNCTORS = [
+    (INIT_COMP, "vertex", _AFFOREST_DTYPES, ()),
     (LINK_SAMPLED, "vertex", _AFFOREST_DTYPES, ()),
     (COMPRESS, "vertex", _AFFOREST_DTYPES, ()),
     (LINK_REMAINING, "vertex", _AFFOREST_DTYPES, ()),
     (OUTSIDE_GIANT, "vertex_predicate", _AFFOREST_DTYPES, ()),
+    *((f, "vertex", (np.int64, np.int32, np.int32, np.int64), ()) for f in (SAMPLE_ROOTS, SAMPLE_FREQUENT)),
+    *((ROOT_FLAG, "vertex", (label, np.int32), ()) for label in (np.int32, np.int64)),  # canonical_labels' numbering
+    *((ROOT_NUMBER, "vertex", (label, np.int32, np.int64), ()) for label in (np.int32, np.int64)),
 ]
 CUDA_PROGRAMS = [LABEL_PROPAGATION]
 
@@ -261,18 +357,12 @@ def symmetrised(graph: Graph) -> Graph:
 _PICKS: dict = {}
 
 
-def _sample_frequent_element(be: Any, comp: Any, n: int) -> tuple[Any, Any]:
-    """GAP's SampleFrequentElement: the most frequent root among NUM_SAMPLES random vertices (the smallest root on a
-    tie) and its share, both 0-d arrays on the backend: counted there, all pairs of samples compared at once (a
-    million comparisons, one launch), so nothing is read back before the final phase is queued."""
+def _sample_picks(be: Any, n: int) -> Any:
+    """GAP's NUM_SAMPLES random vertices for SampleFrequentElement, on the backend once per backend and graph size."""
     key = (be.name, n)
-    if key not in _PICKS:  # GAP's draws, on the backend once per graph size
+    if key not in _PICKS:
         _PICKS[key] = be.asarray(np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES))
-    xp = be.xp
-    roots = comp[_PICKS[key]].astype(np.int64)
-    counts = (roots[:, None] == roots[None, :]).sum(axis=1)
-    best = xp.argmax(counts * (n + 1) + (n - roots))  # most frequent, then smallest
-    return roots[best], counts[best] / NUM_SAMPLES
+    return _PICKS[key]
 
 
 # ---------------------------------------------------------------------------------------------------------- Afforest
@@ -289,26 +379,39 @@ def _afforest_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str]
     return AFFOREST_TOPOLOGY, controller.name, f"{controller.name}: Afforest runs GAP's topology-driven loops"
 
 
-_LINK_DEGREES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SAMPLED_EDGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PARAMS_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _link_degrees(be: Any, G: Any, graph: Graph, t_offsets: Any, directed: bool) -> tuple[list[int], Any]:
-    """Graph constants of Afforest's trace, computed once per graph and backend (they were six kernels per run):
-    the vertices of degree > r for each sampling round r, and the arcs each vertex links in the final phase (its
-    degree less the NEIGHBOR_ROUNDS sampled, plus its in-degree on a directed graph)."""
-    per_graph = _LINK_DEGREES.setdefault(graph, {})
+def _params_rows(be: Any, graph: Graph) -> Any:
+    """Afforest's parameter rows as a run starts them, one per phase (r, directed, then zeros), on the backend once per
+    graph and backend (each run copies them there: no copy from the host per run)."""
+    per_graph = _PARAMS_ROWS.setdefault(graph, {})
     if be.name not in per_graph:
-        xp = be.xp
-        degree = xp.maximum(G.out_degree - NEIGHBOR_ROUNDS, 0)
-        if directed:
-            degree = degree + (t_offsets[1:] - t_offsets[:-1])
-        counts = be.to_host(xp.stack([xp.count_nonzero(G.out_degree > r) for r in range(NEIGHBOR_ROUNDS)]))
-        per_graph[be.name] = ([int(c) for c in counts], degree)
+        rows = np.zeros((NEIGHBOR_ROUNDS + 1, PARAMS), dtype=np.int64)
+        rows[:, 0] = np.arange(NEIGHBOR_ROUNDS + 1)  # r: the sampled neighbour, then the first unsampled one
+        rows[:, 1] = int(graph.directed)
+        per_graph[be.name] = be.asarray(rows)
     return per_graph[be.name]
 
 
-def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> tuple[np.ndarray, Trace]:
-    """comp[v] = smallest vertex id of v's weak component, by Afforest; and the trace (one row per phase)."""
+def _sampled_edges(graph: Graph) -> list[int]:
+    """The trace's edge count of each sampling round r: the vertices of degree > r (a graph constant, kept)."""
+    if graph not in _SAMPLED_EDGES:
+        degree = graph.out_degree()
+        _SAMPLED_EDGES[graph] = [int(np.count_nonzero(degree > r)) for r in range(NEIGHBOR_ROUNDS)]
+    return _SAMPLED_EDGES[graph]
+
+
+def afforest(graph: Graph, *, backend: Any = "auto",
+             strategy: Any = "auto") -> tuple[Any, Trace, Callable[[], None]]:
+    """comp[v] = smallest vertex id of v's weak component, by Afforest; the trace (one row per phase); and a check
+    that raises where the device run failed.
+
+    The phases are one sequence of steps (`run_steps`: on the GPU, one launch with a grid barrier between steps), with
+    no host read: SampleFrequentElement leaves its pick in the final phase's parameters on the device, where the
+    final link reads it, and the final link counts the arcs it links there too; the trace reads them, and the steps'
+    times, when it is first read."""
     be = get_backend(backend)
     G = be.graph(graph)
     xp = be.xp
@@ -317,57 +420,65 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto") -> 
     trace = Trace(algorithm="cc_afforest", backend=be.name, controller=controller_name)
     topology = base.with_(drive="topology", frontier="bitmap", dedup="none")
     if n == 0:
-        return xp.zeros(0, dtype=np.int64), trace
+        return xp.zeros(0, dtype=np.int64), trace, _nothing
     directed = bool(graph.directed)
     t_offsets, t_indices, _ = G.csc() if directed else (G.offsets, G.indices, None)
-    comp = xp.arange(n, dtype=G.indices.dtype)
-    params = xp.asarray([0, -1, int(directed)], dtype=np.int64)
-    state = (G.offsets, G.indices, t_offsets, t_indices, comp, params)
+    comp = xp.empty(n, dtype=G.indices.dtype)
+    params = _params_rows(be, graph).copy()  # a copy on the device: the trace reads this call's rows later
+    state = [(G.offsets, G.indices, t_offsets, t_indices, comp, params[r]) for r in range(NEIGHBOR_ROUNDS + 1)]
+    final = params[NEIGHBOR_ROUNDS]
+
+    # every vertex its own tree; sampling: link the r-th neighbour of every vertex, then compress; the giant component
+    steps = [(INIT_COMP, state[0], n)]
+    for r in range(NEIGHBOR_ROUNDS):
+        steps += [(LINK_SAMPLED, state[r], n), (COMPRESS, state[r], n)]
+    sample = (_sample_picks(be, n), comp, xp.empty(NUM_SAMPLES, dtype=comp.dtype), final)
+    steps += [(SAMPLE_ROOTS, sample, NUM_SAMPLES), (SAMPLE_FREQUENT, sample, NUM_SAMPLES)]
+    filtered = ""
+    if base.drive == "data":  # the vertices outside the giant component filtered into a queue first
+        sampled = be.run_steps(steps)
+        link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
+        timeline = be.timeline()
+        timeline.mark()
+        frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state[-1])
+        be.for_each_vertex(frontier, LINK_REMAINING, state[-1], num_vertices=n)
+        timeline.mark()
+        be.for_each_vertex(None, COMPRESS, state[-1], num_vertices=n)
+        timeline.mark()
+        runs = (sampled, timeline)
+        linked, filtered = frontier.size, " (filtered queue)"
+    else:  # GAP's topology loop: every vertex, those of the giant component return at once
+        runs = (be.run_steps(steps + [(LINK_REMAINING, state[-1], n), (COMPRESS, state[-1], n)]),)
+        link, linked = topology, n
+
+    def seconds() -> list[float]:
+        """Per phase: each sampling round (the first with the initialisation), the final link (with the sampling of
+        the giant component), the final compress."""
+        t = [x for run in runs for x in run.seconds()]
+        sample = [t[0] + t[1] + t[2]] + [t[1 + 2 * r] + t[2 + 2 * r] for r in range(1, NEIGHBOR_ROUNDS)]
+        return sample + [t[-4] + t[-3] + t[-2], t[-1]]
+
+    def rows_of_trace() -> None:
+        times = seconds()
+        key, arcs = (int(x) for x in be.to_host(xp.stack([final[2], final[3:].sum()])))
+        count, root = key >> 32, ROOT_BITS - (key & 0xFFFFFFFF)
+        sampled = _sampled_edges(graph)
+        for r in range(NEIGHBOR_ROUNDS):
+            row("sample", topology, n, sampled[r], times[r], f"{reason}; link neighbour {r} of every vertex")
+        why = f"component {root} holds ~{count / NUM_SAMPLES:.0%} of {NUM_SAMPLES} sampled vertices: skip it{filtered}"
+        row("link", link, linked, arcs, times[-2], f"{reason}; {why}")
+        row("compress", topology, n, 0, times[-1], f"{reason}; point every vertex at its root")
 
     def row(phase: str, s: Any, vertices: int, edges: int, seconds: float, why: str) -> None:
         trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges, edges_processed=edges,
                   seconds=seconds, decision=s.path, reason=why, phase=phase)
 
-    # sampling: link the r-th neighbour of every vertex, then compress. The trace's edge counts are graph constants
-    # (cached) but for the final phase's; it and the giant component's root are device scalars, and the phases are
-    # timed on the backend's timeline, all read when the trace is first read (the topology-driven run reads nothing)
-    sampled_edges, link_degree = _link_degrees(be, G, graph, t_offsets, directed)
-    timeline = be.timeline()
-    timeline.mark()
-    for r in range(NEIGHBOR_ROUNDS):
-        params[0] = r
-        be.for_each_vertex(None, LINK_SAMPLED, state, num_vertices=n)
-        be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-        timeline.mark()
+    trace.defer(rows_of_trace, lambda: sum(seconds()))
+    return comp, trace, runs[0].check
 
-    # the giant component, then the remaining edges of the vertices outside it
-    c, share = _sample_frequent_element(be, comp, n)
-    params[0] = NEIGHBOR_ROUNDS
-    params[1] = c
-    remaining = xp.where(comp != c, link_degree, 0).sum()  # the arcs the final phase links (an upper bound)
-    filtered = ""
-    if base.drive == "data":
-        link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
-        frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
-        be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
-        linked, filtered = frontier.size, " (filtered queue)"
-    else:
-        link, linked = topology, n
-        be.for_each_vertex(None, LINK_REMAINING, state, num_vertices=n)
-    timeline.mark()
-    be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-    timeline.mark()
 
-    def rows() -> None:
-        seconds = timeline.seconds()
-        for r in range(NEIGHBOR_ROUNDS):
-            row("sample", topology, n, sampled_edges[r], seconds[r], f"{reason}; link neighbour {r} of every vertex")
-        why = f"component {int(c)} holds ~{float(share):.0%} of {NUM_SAMPLES} sampled vertices: skip it{filtered}"
-        row("link", link, linked, int(remaining), seconds[-2], f"{reason}; {why}")
-        row("compress", topology, n, 0, seconds[-1], f"{reason}; point every vertex at its root")
-
-    trace.defer(rows, lambda: sum(timeline.seconds()))
-    return comp, trace
+def _nothing() -> None:
+    """Nothing to check."""
 
 
 # ---------------------------------------------------------------------------------------------------- label propagation
@@ -403,8 +514,8 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
     if method == "label_propagation":
         comp, trace, check = label_propagation(graph, backend=be, strategy=strategy)
     else:
-        (comp, trace), check = afforest(graph, backend=be, strategy=strategy), None
-    labels = canonical_labels(comp, roots=True)  # both methods label each vertex with its component's smallest id
+        comp, trace, check = afforest(graph, backend=be, strategy=strategy)
+    labels = canonical_labels(comp, roots=True, backend=be)  # both methods label each vertex with its component's smallest id
     if check is not None:  # device runs read back (and a failure raised) when the labels are first read
         labels = Deferred(lambda labels=labels: (check(), labels)[1])
     return ComponentsResult(labels, trace=trace, graph=graph, seconds=Deferred(lambda: trace.seconds))

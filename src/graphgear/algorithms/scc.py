@@ -509,7 +509,7 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
         left = run.coloring()
         if left:
             run.tarjan(f"{left:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan")
-    labels = run.label if whole is not None else canonical_labels(run.label, roots=run.roots)
+    labels = run.label if whole is not None else canonical_labels(run.label, roots=run.roots, backend=be)
     if run.checks:  # device runs read back (and a failure raised) when the labels or times are first read
         return ComponentsResult(Deferred(lambda: ([check() for check in run.checks], labels)[1]), trace=run.trace,
                                 graph=graph, seconds=Deferred(lambda: run.trace.seconds))

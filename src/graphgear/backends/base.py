@@ -23,6 +23,9 @@ vertex program's round (program_state, program_round). What differs is declared 
 
 `timeline()` times a sequence of operator calls without waiting between them: `mark()` after each step, `seconds()`
 once at the end (on the GPU, CUDA events on the stream: the steps' device time, one wait when first read).
+`run_steps(steps)` runs a fixed sequence of (functor, state, count) steps, functor(v, state) for every v < count, one
+step after another (the GPU: one launch, a grid barrier between steps); it returns the run, whose `seconds()` gives
+each step's time and `check()` raises where the device run failed, both read when first asked.
 `chained()` is a context in which one call's device launches run back to back, none read back before the next
 starts (the GPU's persistent launches; nothing to do where operators finish before they return).
 """
@@ -64,6 +67,9 @@ class HostTimeline:
         """The time between consecutive marks."""
         return [b - a for a, b in zip(self.marks, self.marks[1:])]
 
+    def check(self) -> None:
+        """Nothing to check: the operators timed have finished, and raised, before they returned."""
+
 
 @runtime_checkable
 class Backend(Protocol):
@@ -91,6 +97,8 @@ class Backend(Protocol):
     def filter(self, frontier: Any, predicate: Any, state: tuple, strategy: Any = None) -> Any: ...
 
     def for_each_vertex(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
+
+    def run_steps(self, steps: Any) -> Any: ...
 
     def vertex_reduce(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
 

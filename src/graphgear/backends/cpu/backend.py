@@ -174,6 +174,16 @@ class CpuBackend:
             kernel = ops.for_each_serial if not frontier.is_dense and frontier.size == 1 else ops.for_each_queue
             kernel[f](frontier.vertices(), state)
 
+    def run_steps(self, steps: Any) -> HostTimeline:
+        """for_each_vertex over v < count for each (functor, state, count) in order; the steps' wall-clock times (a
+        HostTimeline: its seconds(), and a check() with nothing to check, as the GPU's StepRun has)."""
+        timeline = HostTimeline()
+        timeline.mark()
+        for functor, state, count in steps:
+            self.for_each_vertex(None, functor, state, num_vertices=count)
+            timeline.mark()
+        return timeline
+
     def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
                       num_vertices: int | None = None) -> np.ndarray:
         """functor(v, state) for every vertex of the frontier (every vertex when None), which may update v's state;

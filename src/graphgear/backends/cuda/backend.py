@@ -29,6 +29,7 @@ from .persistent import (BARRIER_WORD, BUCKET_WIDEN_MAX, CONTROL_WORDS, HEAVY_PU
                          STATUS_WORD, PendingRun, PersistentDriver, PersistentRun)
 from .power import PowerIteration
 from .programs import Programs
+from .steps import StepDriver
 from .runtime import cupy
 from .structs import KernelStruct
 
@@ -37,7 +38,7 @@ __all__ = ["CudaBackend", "CudaGraph", "KernelStruct", "PersistentRun", "BARRIER
            "REDUCE_HUGE", "STATUS_WORD"]
 
 
-class CudaBackend(Operators, Programs, PersistentDriver, PowerIteration, BrandesLoop):
+class CudaBackend(Operators, Programs, PersistentDriver, StepDriver, PowerIteration, BrandesLoop):
     """The GPU backend (one per process)."""
 
     name = "cuda"
