@@ -98,7 +98,7 @@ def _link(u, v, comp):  # pragma: no cover - numba
     before the CAS is tried (a root another thread hooked already costs a read, not an atomic that the threads of its
     tree would queue on); from a root hooked meanwhile the walk goes on from its new parent. The roots are found with
     intermediate pointer jumping (ECL-CC) rather than GAP's grandparent reads, so that a sampling round leaves short
-    paths to compress (docs/performance.md#connected-components)."""
+    paths to compress (docs/performance.md#connected-components; benchmarks/afforest_passes.py)."""
     a = _representative(u, comp)
     b = _representative(v, comp)
     while a != b:
@@ -239,7 +239,7 @@ def serial_link(be: Any, graph: Graph) -> Any:
 # t_offsets long long*, t_indices int*, comp int*, params long long* (comp is int32 like the GPU's indices). `hook` is
 # `_link`, `representative` `_representative`. comp is read with plain (L1-cached) loads: a late read is still an
 # ancestor, a root is only ever changed by the CAS, and Compress runs while no link does (the volatile reads of GAP's
-# loop made every pass an L2 round trip per step: docs/performance.md#connected-components).
+# loop made every pass an L2 round trip per step: docs/performance.md#connected-components; benchmarks/afforest_passes.py).
 AFFOREST_STATE = ("offsets", "indices", "t_offsets", "t_indices", "comp", "params")
 _HOOK_CUDA = """auto representative = [&](int x) {
   int curr = comp[x];
