@@ -65,8 +65,8 @@ class VertexProgram:
             raise GraphError(f"kind must be 'traversal' or 'iterative', got {self.kind!r}")
 
 
-def _nothing_to_check() -> None:
-    """ProgramRun.check of a run that was read back as it ran."""
+def nothing_to_check() -> None:
+    """The check of a run with nothing left to read back (a run read back as it ran, a run over no vertices)."""
 
 
 @dataclass
@@ -78,7 +78,7 @@ class ProgramRun:
     backend: Any
     # raises if the device run failed (a grid barrier that timed out); a GPU traversal that is read back lazily is
     # read here (results.Deferred arrays call it before they hand out the state's arrays)
-    check: Callable[[], Any] = _nothing_to_check
+    check: Callable[[], Any] = nothing_to_check
 
     @property
     def values(self) -> np.ndarray:
@@ -149,7 +149,7 @@ def run_program(
     else:
         worklist = Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
-    check = _nothing_to_check
+    check = nothing_to_check
     if after_round is None and isinstance(controller, TraversalController):
         # a controller of the caller's may run again before this trace is read, so its replay is not deferred
         worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
@@ -251,13 +251,13 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
     a check that reads the run back and raises its error."""
     rules = controller.device_rules() if isinstance(controller, TraversalController) else None
     if not be.capabilities.device_traversal or (worklist is not None and not worklist.size):
-        return worklist, 0, _nothing_to_check
+        return worklist, 0, nothing_to_check
     if rules is None:
         return _device_pass(be, G, graph, state, worklist, controller, trace, phase, defer and lazy and max_rounds > 0,
                             source)
     base, params = rules
     if base.balance == "merge_path":  # its scan needs the host between rounds
-        return worklist, 0, _nothing_to_check
+        return worklist, 0, nothing_to_check
     n = graph.num_vertices
     if lazy and defer:
         pending = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
@@ -269,7 +269,7 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
         _replay(run, controller, trace, graph, phase)
     else:  # the traversal is done: the trace is replayed when first read
         trace.defer(lambda: _replay(run, controller, trace, graph, phase), float(run.seconds().sum()))
-    return run.remaining, run.rounds, _nothing_to_check
+    return run.remaining, run.rounds, nothing_to_check
 
 
 def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,
@@ -282,7 +282,7 @@ def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | N
     s = decision.strategy if decision is not None else None
     if (not lazy or s is None or s.sync != "async" or s.direction != "push" or s.drive == "topology"
             or s.balance == "merge_path"):
-        return worklist, 0, _nothing_to_check
+        return worklist, 0, nothing_to_check
     pending = be.program_persistent(G, state, worklist, s, "push", lazy=True)
 
     def fill() -> None:

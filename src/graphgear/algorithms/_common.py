@@ -212,4 +212,3 @@ def _apply_smaller(value, buffer, degree, params):  # pragma: no cover - numba
 APPLY_SMALLER = Functor(
     "apply_smaller", _apply_smaller, "if (buffer < value) { value = buffer; message = value; send = true; }"
 )
-

@@ -167,7 +167,7 @@ def color_propagation(graph: Graph, *, backend: Any = "auto", strategy: Any = "a
 
 
 def _on_device(be: Any, graph: Graph, strategy: str) -> ColorResult:
-    """COLOR_PROGRAM from every vertex, run whole on the device as Multistep runs it (_common.multistep_labels: a flood
+    """COLOR_PROGRAM from every vertex, run whole on the device as Multistep runs it (multistep.multistep_labels: a flood
     from one pivot, then SEP-Graph's Algorithm 2 over the vertices it did not reach, each in one persistent launch);
     the colors are read back, and a failed launch raises, when first read."""
     values, trace, check = multistep_labels(COLOR_PROGRAM, graph, be, strategy)

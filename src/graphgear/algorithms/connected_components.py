@@ -44,7 +44,7 @@ from ..frontier import Frontier
 from ..functor import Functor
 from ..graph.build import index_dtype
 from ..graph.graph import Graph
-from ..program import VertexProgram, programs_on_device, run_program
+from ..program import VertexProgram, nothing_to_check, programs_on_device, run_program
 from ..results import ComponentsResult, Deferred
 from ._common import APPLY_SMALLER, ROOT_FLAG, ROOT_NUMBER, canonical_labels, check_choice, run_on_host_once
 from .multistep import multistep_labels
@@ -420,7 +420,7 @@ def afforest(graph: Graph, *, backend: Any = "auto",
     trace = Trace(algorithm="cc_afforest", backend=be.name, controller=controller_name)
     topology = base.with_(drive="topology", frontier="bitmap", dedup="none")
     if n == 0:
-        return xp.zeros(0, dtype=np.int64), trace, _nothing
+        return xp.zeros(0, dtype=np.int64), trace, nothing_to_check
     directed = bool(graph.directed)
     t_offsets, t_indices, _ = G.csc() if directed else (G.offsets, G.indices, None)
     comp = xp.empty(n, dtype=G.indices.dtype)
@@ -475,10 +475,6 @@ def afforest(graph: Graph, *, backend: Any = "auto",
 
     trace.defer(rows_of_trace, lambda: sum(seconds()))
     return comp, trace, runs[0].check
-
-
-def _nothing() -> None:
-    """Nothing to check."""
 
 
 # ---------------------------------------------------------------------------------------------------- label propagation

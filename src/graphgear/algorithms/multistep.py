@@ -20,7 +20,7 @@ import numpy as np
 
 from ..engine.trace import Trace
 from ..graph.graph import Graph
-from ..program import ProgramRun, VertexProgram, run_program
+from ..program import ProgramRun, VertexProgram, nothing_to_check, run_program
 from ._common import append_trace
 from .bfs import BFS_PROGRAM
 
@@ -59,7 +59,7 @@ def multistep_labels(program: VertexProgram, graph: Graph, be: Any,
     xp = be.xp
     n = graph.num_vertices
     if n == 0:  # no pivot: nothing to run
-        return xp.zeros(0, dtype=np.float64), Trace(algorithm=program.name, backend=be.name), lambda: None
+        return xp.zeros(0, dtype=np.float64), Trace(algorithm=program.name, backend=be.name), nothing_to_check
     largest = program.accumulate == "max"
     empty = -np.inf if largest else np.inf
     if graph.directed:
