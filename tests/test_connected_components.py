@@ -233,3 +233,28 @@ def test_public_api_and_errors():
     with pytest.raises(StrategyError):
         connected_components(g, method="label_propagation", strategy="direction=sideways")
     assert cc_module.METHODS == ("auto", "afforest", "label_propagation")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 31, 32, 33, 32_768 * 3 + 17, 32 * 2 * 256 * 256 + 5])
+def test_numbering_by_roots_across_words_and_chunks(backend, n):
+    """numbered_components (the roots' bits per word, chunk sums, chunk prefixes, each vertex its root's rank) gives
+    the same 0..C-1 as a cumulative count of the roots, for labels that point at roots across words and chunks; the
+    largest size takes chunks of twice the smallest size."""
+    from graphgear.algorithms._common import MIN_CHUNK_WORDS, canonical_labels, numbered_components
+    from graphgear.backends import get_backend
+
+    rng = np.random.default_rng(n)
+    roots = np.flatnonzero(rng.random(n) < 0.3)
+    roots = np.union1d(roots, [0])  # vertex 0 is always a root (nothing smaller to point at)
+    labels = roots[np.searchsorted(roots, np.arange(n), side="right") - 1]  # each vertex: the nearest root below
+    far = rng.random(n) < 0.5  # half of them point at any root at or below them instead (other words and chunks)
+    labels[far] = roots[(rng.random(far.sum()) * (np.searchsorted(roots, np.flatnonzero(far), side="right"))).astype(int)]
+    labels[roots] = roots
+    expected = canonical_labels(labels, roots=True)
+    assert n < 32 * MIN_CHUNK_WORDS or expected.max() > 1_000  # the large cases span several chunks of roots
+    be = get_backend(backend)
+    for dtype in (np.int32, np.int64):
+        number, check = numbered_components(be, be.asarray(labels.astype(dtype)))
+        check()
+        np.testing.assert_array_equal(be.to_host(number), expected)

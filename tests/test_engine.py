@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphgear as gg
-from conftest import WIDEST_PATH, widest_reference
+from conftest import BACKENDS, WIDEST_PATH, widest_reference
 from graphgear.backends import get_backend
 from graphgear.backends.cpu.atomics import atomic_add, atomic_cas, atomic_fadd, atomic_max, atomic_min
 from graphgear.engine.controller import (
@@ -476,3 +476,40 @@ def test_known_out_edges_is_kept_for_its_degree_array_only():
     assert f.out_edges(degree) == 8
     assert f.out_edges(np.array([1, 1, 1, 1])) == 2
     assert Frontier.from_mask(np.array([True, False, True, False])).out_edges(degree) == 5
+
+
+# ------------------------------------------------------------------------------------------------------ run_steps
+
+
+@numba.njit(nogil=True)
+def _count_up(v, state):  # pragma: no cover - numba
+    state[0][0] += 1
+    state[1][state[0][0]] = v + 10 * state[0][0]
+
+
+@numba.njit(nogil=True)
+def _below_limit(r, state):  # pragma: no cover - numba
+    return r + 1 < state[0][1] and state[0][0] == 1 + 2 * (r + 1)  # the round as counted, all of its steps run
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("limit, rounds, expected", [(5, 8, 5), (5, 3, 3), (0, 8, 1)])
+def test_run_steps_repeats_its_body_while_the_rule_holds(backend, limit, rounds, expected):
+    """A Repeat runs its body, then asks its rule (given the round, counted from 0, and the state as the body left
+    it); again while the rule holds, at most `rounds` times (at least once); a step before and after it runs once, and
+    seconds() has one entry per step run."""
+    from graphgear.backends.base import Repeat
+    from graphgear.functor import Functor
+
+    count = Functor("test_count_up", _count_up, "counter[0] += 1; log[counter[0]] = v + 10 * counter[0];",
+                    state=("counter", "log"))
+    below = Functor("test_below_limit", _below_limit, "return v + 1 < counter[1] && counter[0] == 1 + 2 * (v + 1);", state=("counter", "log"))
+    be = get_backend(backend)
+    state = (be.asarray(np.array([0, limit], dtype=np.int64)), be.asarray(np.zeros(16, dtype=np.int64)))
+    run = be.run_steps([(count, state, 1), Repeat(((count, state, 1), (count, state, 1)), below, state, rounds),
+                        (count, state, 1)])
+    run.check()
+    steps = 1 + 2 * expected + 1
+    assert len(run.seconds()) == steps and all(t >= 0 for t in run.seconds())
+    counter, log = be.to_host(state[0]), be.to_host(state[1])
+    assert counter[0] == steps and log[1:steps + 1].tolist() == [10 * i for i in range(1, steps + 1)]

@@ -8,7 +8,7 @@ from unittest import mock
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CPU_PATHS, REAL_GRAPHS, real_graph
+from conftest import BACKENDS, CPU_PATHS, REAL_GRAPHS, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import connected_components
@@ -271,3 +271,27 @@ def test_forward_backward_as_two_searches(spec, device_route):
     phases = [row.phase for row in r.trace]
     assert phases[0] == "trim" and "fw-bw" in phases
     assert phases.index("fw-bw") > max(i for i, p in enumerate(phases) if p == "trim")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_trim_rounds_as_the_device_loop_logs_them(backend):
+    """Trim's rounds run as one step loop whose rule is decided where the counts are: a chain of 100 (each round
+    removes at least its two ends, above 1% of what is left) goes entirely, the 3-cycle stays, and the rows count each
+    round's removals from what the last one left, the last row saying why trimming stopped. (Without the serial step,
+    the CPU's FIFO order would take this high-diameter graph in one serial pass instead of trimming it.)"""
+    import re
+
+    chain = np.arange(99)
+    src = np.r_[chain, 100, 101, 102]
+    dst = np.r_[chain + 1, 101, 102, 100]
+    g = gg.Graph.from_edges(src, dst, num_vertices=103)
+    with coloring_to_the_end():
+        r = gg.strongly_connected_components(g, backend=backend)
+    check(g, r)
+    trim = [row for row in r.trace if row.phase == "trim"]
+    removed = [tuple(int(x.replace(",", "")) for x in re.search(r"removed ([\d,]+) of ([\d,]+)", row.reason).groups())
+               for row in trim]
+    assert [row.frontier_vertices for row in trim] == [left for _, left in removed]
+    assert removed[0][1] == 103 and sum(gone for gone, _ in removed) == 100
+    assert all(b[1] == a[1] - a[0] for a, b in zip(removed, removed[1:]))
+    assert removed[-1][0] == 0 and "last round" in trim[-1].reason and all("another" in t.reason for t in trim[:-1])

@@ -53,6 +53,7 @@ def test_generated_modules_compile(tmp_path):
                 for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
                 for group in sources.PERSISTENT_PULL_GROUPS[:1]]
     modules.append(_afforest_steps())
+    modules.append(_trim_steps())
     for functor, role, dtypes, _ in FUNCTORS:  # the async (persistent) form of every advance functor
         if role == "advance":
             modules.append(sources.persistent_advance_module(functor, tuple(rt.ctype(d) for d in dtypes), "adv_twc"))
@@ -81,9 +82,31 @@ def _afforest_steps() -> str:
 def test_step_module_separates_steps_by_grid_barriers():
     source = _afforest_steps()
     assert source.count("gg_grid_sync(bar, status)") == 8  # between the 9 steps, none after the last
-    assert source.count("stamps[") == 10  # the start and the end of every step
+    assert source.count("stamps[2 + slot]") == 9 and "stamps[1] = gg_globaltimer()" in source  # every step's end
+    assert "stamps[0] = slot;" in source  # the count of steps run
     assert "for (int v = first; v < c6; v += stride) f(v);" in source  # SampleFrequentElement over its own count
     assert source.count("int* a0_4") == 1 and "GGS2 f{a0_0, a0_1, a0_2, a0_3, a0_4, a0_5}" in source  # a state once
+
+
+def _trim_steps() -> str:
+    """The step driver's module as SCC's trim builds it: one loop of two steps and its rule."""
+    from graphgear.algorithms import scc
+    from graphgear.backends.cuda.steps import step_module
+
+    trim = tuple(rt.ctype(d) for d in (I64, I32, I64, I32, np.int8, I64, I64))
+    return step_module([(((scc.TRIM_PASS, 0), (scc.TRIM_TALLY, 0)), (scc.TRIM_AGAIN_RULE, 0), scc.TRIM_ROUNDS)], (trim,))
+
+
+def test_step_module_loops_until_its_rule_fails():
+    from graphgear.algorithms.scc import TRIM_ROUNDS
+
+    source = _trim_steps()
+    loop = source[source.index("for (int round = 0;; ++round) {"):]
+    # a barrier between the two steps, one after the round, one after the rule: the next round's writes wait for it
+    assert loop.count("gg_grid_sync(bar, status)") == 3
+    assert f"const bool again = round + 1 < {TRIM_ROUNDS} && GGP0{{a0_0, a0_1, a0_2, a0_3, a0_4, a0_5, a0_6}}(round);" in loop
+    assert loop.index("const bool again") < loop.rindex("gg_grid_sync") < loop.index("if (!again) break;")
+    assert "bool operator()(int v) const" in source[source.index("struct GGP0"):]  # the rule is a vertex predicate
 
 
 def test_functor_state_names_must_match_the_state():

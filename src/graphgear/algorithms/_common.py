@@ -105,39 +105,169 @@ def run_on_host_once(functor: Functor, state: tuple, num_vertices: int) -> None:
     get_backend("cpu").for_each_vertex(one, functor, state)
 
 
+# ------------------------------------------------------------------------------ numbering components by their roots
+# Where every label is its component's smallest vertex (a root labels itself), the component of root r is numbered by
+# how many roots lie below r: a prefix count of the roots, as four whole-set steps (`numbering_steps`), so that it
+# runs inside one step launch (Afforest's own, on the GPU) rather than as a scan library call and its launches:
+#   ROOT_WORDS    per vertex, over 32 x the words: each word's roots' bits and their count in prefix[w] (a warp's
+#                 ballot on the GPU: the count is a multiple of 32, so every lane of a warp takes part; on the CPU the
+#                 word's first vertex does the word)
+#   CHUNK_SUMS    per chunk of sizes[2] words: the chunk's count (one warp per chunk on the GPU: index = 32 c + lane)
+#   CHUNK_PREFIX  per chunk: the chunks before it summed, then prefix[w] made exclusive within the chunk (one warp
+#                 per chunk, a shuffle scan per 32 words; on the CPU lane 0 does the chunk alone)
+#   ROOT_NUMBER   per vertex: its root's word prefix plus the roots below the root in its word
+# A chunk spans at least MIN_CHUNK_WORDS words and enough that there are at most twice as many chunks as words in a
+# chunk, so both the chunk's own scan and the sum over the chunks before it stay short (numbering_steps).
+MIN_CHUNK_WORDS = 256
+NUMBER_STATE = ("label", "bits", "prefix", "chunk", "number", "sizes")  # sizes: the vertices, words, words per chunk
+
+
 @cpu_functor
-def _root_flag(v, state):  # pragma: no cover - numba
-    state[1][v] = 1 if state[0][v] == v else 0
+def _root_words(v, state):  # pragma: no cover - numba
+    if v % 32:
+        return
+    label, bits, prefix = state[0], state[1], state[2]
+    n = label.shape[0]
+    word = 0
+    for i in range(32):
+        u = v + i
+        if u < n and label[u] == u:
+            word |= 1 << i
+    bits[v // 32] = word
+    count = 0
+    while word:
+        word &= word - 1
+        count += 1
+    prefix[v // 32] = count
+
+
+@cpu_functor
+def _chunk_sums(v, state):  # pragma: no cover - numba
+    if v % 32:
+        return
+    prefix, chunk, size = state[2], state[3], state[5][2]
+    c = v // 32
+    total = 0
+    for w in range(c * size, min((c + 1) * size, prefix.shape[0])):
+        total += prefix[w]
+    chunk[c] = total
+
+
+@cpu_functor
+def _chunk_prefix(v, state):  # pragma: no cover - numba
+    if v % 32:
+        return
+    prefix, chunk, size = state[2], state[3], state[5][2]
+    c = v // 32
+    base = 0
+    for j in range(c):
+        base += chunk[j]
+    for w in range(c * size, min((c + 1) * size, prefix.shape[0])):
+        count = prefix[w]
+        prefix[w] = base
+        base += count
 
 
 @cpu_functor
 def _root_number(v, state):  # pragma: no cover - numba
-    state[2][v] = state[1][state[0][v]] - 1
+    r = state[0][v]
+    below = state[1][r >> 5] & ((1 << (r & 31)) - 1)
+    count = 0
+    while below:
+        below &= below - 1
+        count += 1
+    state[4][v] = state[2][r >> 5] + count
 
 
-ROOT_FLAG = Functor("root_flag", _root_flag, "flag[v] = label[v] == v;", state=("label", "flag"))
-ROOT_NUMBER = Functor("root_number", _root_number, "number[v] = rank[label[v]] - 1;", state=("label", "rank", "number"))
+_CHUNK = "const int lane = v & 31;\nconst long long c = v >> 5, first = c * sizes[2], end = min(first + sizes[2], sizes[1]);\n"
+_WARP_SUM = "for (int o = 16; o > 0; o >>= 1) total += __shfl_xor_sync(0xffffffffu, total, o);\n"
+ROOT_WORDS = Functor(
+    "root_words", _root_words,
+    "const unsigned word = __ballot_sync(0xffffffffu, v < sizes[0] && label[v] == v);\n"
+    "if ((v & 31) == 0) { bits[v >> 5] = word; prefix[v >> 5] = __popc(word); }",
+    state=NUMBER_STATE,
+)
+CHUNK_SUMS = Functor(
+    "chunk_sums", _chunk_sums,
+    _CHUNK + "long long total = 0;\n"
+    "for (long long w = first + lane; w < end; w += 32) total += prefix[w];\n"
+    + _WARP_SUM + "if (lane == 0) chunk[c] = total;",
+    state=NUMBER_STATE,
+)
+CHUNK_PREFIX = Functor(
+    "chunk_prefix", _chunk_prefix,
+    _CHUNK + "long long total = 0;\n"
+    "for (long long j = lane; j < c; j += 32) total += chunk[j];\n"
+    + _WARP_SUM + "long long base = total;\n"
+    "for (long long w0 = first; w0 < end; w0 += 32) {\n"
+    "  const long long w = w0 + lane, x = w < end ? prefix[w] : 0;\n"
+    "  long long inclusive = x;\n"
+    "  for (int o = 1; o < 32; o <<= 1) {\n"
+    "    const long long y = __shfl_up_sync(0xffffffffu, inclusive, o);\n"
+    "    if (lane >= o) inclusive += y;\n"
+    "  }\n"
+    "  if (w < end) prefix[w] = base + inclusive - x;\n"
+    "  base += __shfl_sync(0xffffffffu, inclusive, 31);\n"
+    "}",
+    state=NUMBER_STATE,
+)
+ROOT_NUMBER = Functor(
+    "root_number", _root_number,
+    "const long long r = label[v];\n"
+    "number[v] = prefix[r >> 5] + __popc((unsigned)bits[r >> 5] & ((1u << (r & 31)) - 1u));",
+    state=NUMBER_STATE,
+)
+NUMBER_DTYPES = (np.int64, np.int64, np.int64, np.int64, np.int64)  # bits, prefix, chunk, number, sizes
+_NUMBER_SIZES: dict[tuple[int, int], tuple] = {}  # (id of the backend, n) -> (backend, sizes on it): read only
 
 
-def canonical_labels(labels: Any, roots: bool = False, backend: Any = None) -> Any:
+def numbering_steps(backend: Any, labels: Any) -> tuple[list[tuple[Any, tuple, int]], Any]:
+    """(steps, number): the `run_steps` steps that number each vertex's component by its root (every label its
+    component's smallest vertex; see the notes above), and the int64 array they fill. The steps may follow others in
+    one run (Afforest's). A call allocates its result and one scratch array (the words' bits, their prefix, the
+    chunks' counts); the sizes, which the steps only read, are kept on the backend per vertex count, so nothing is
+    copied to the device."""
+    n = int(labels.size)
+    xp = backend.xp
+    words = (n + 31) // 32
+    size = MIN_CHUNK_WORDS
+    while 2 * size * size < words:
+        size *= 2
+    chunks = (words + size - 1) // size
+    kept = _NUMBER_SIZES.get((id(backend), n))
+    if kept is None or kept[0] is not backend:
+        if len(_NUMBER_SIZES) >= 16:
+            _NUMBER_SIZES.clear()
+        kept = _NUMBER_SIZES[(id(backend), n)] = (backend, backend.asarray(np.array([n, words, size], dtype=np.int64)))
+    scratch = xp.empty(2 * words + chunks, dtype=np.int64)
+    number = xp.empty(n, dtype=np.int64)
+    state = (labels, scratch[:words], scratch[words:2 * words], scratch[2 * words:], number, kept[1])
+    lanes = 32 * chunks
+    return [(ROOT_WORDS, state, 32 * words), (CHUNK_SUMS, state, lanes), (CHUNK_PREFIX, state, lanes),
+            (ROOT_NUMBER, state, n)], number
+
+
+def numbered_components(backend: Any, labels: Any) -> tuple[Any, Any]:
+    """(number, check): components numbered 0..C-1 in order of their smallest vertex where every label (an integer
+    array on `backend`) is its component's smallest vertex, by `numbering_steps` in one `run_steps` (one launch on
+    the GPU, nothing read back); `check` raises where that run failed."""
+    if labels.size == 0:
+        return labels.astype(np.int64), lambda: None
+    steps, number = numbering_steps(backend, labels)
+    return number, backend.run_steps(steps).check
+
+
+def canonical_labels(labels: Any, roots: bool = False) -> Any:
     """Renumber component labels to 0..C-1 in order of each component's smallest vertex, on the labels' device
     (NumPy or CuPy: a GPU run keeps its labels on the GPU). ``roots=True``: the caller guarantees that every label is
-    its component's smallest vertex (Afforest after its last compress, min-label propagation), so the one linear pass
-    runs without the check (a host read); with the labels' ``backend`` too, that pass is two functor launches around
-    one scan (flag the roots, count them, number each vertex by its root's count) rather than seven array ops."""
+    its component's smallest vertex (union-find roots after a compress, min-label propagation), so the one linear
+    pass runs without the check (a host read); an algorithm with its backend at hand calls `numbered_components`."""
     from ..frontier import _array_module
 
     xp = _array_module(labels)
     labels = xp.asarray(labels)
     if labels.size == 0:
         return labels.astype(np.int64)
-    if roots and backend is not None and backend.xp is xp and labels.dtype.kind in "iu":  # labels on the backend
-        n = int(labels.size)
-        flag = xp.empty(n, dtype=np.int32)  # int32: a rank is below n, a vertex id
-        backend.for_each_vertex(None, ROOT_FLAG, (labels, flag), num_vertices=n)
-        number = xp.empty(n, dtype=np.int64)
-        backend.for_each_vertex(None, ROOT_NUMBER, (labels, xp.cumsum(flag, dtype=np.int32), number), num_vertices=n)
-        return number
     ids = xp.arange(labels.size)
     if labels.dtype.kind in "iu" and (roots or _labels_are_roots(xp, labels, ids)):
         # every label is its component's smallest vertex (union-find roots, min-label propagation): one linear pass

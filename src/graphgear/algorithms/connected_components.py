@@ -16,8 +16,10 @@ label_propagation  min-label propagation as a vertex program (SEP-Graph, Wang et
                    async-push-dd each round. A program only sends along out-edges, so a directed graph runs on its
                    symmetrised copy (built once per graph, cached while the graph lives).
 
-Both leave comp[v] = min vertex id of v's component; `canonical_labels` numbers the components 0..C-1 in order of
-their smallest vertex, as SciPy does.
+Both leave comp[v] = min vertex id of v's component; `numbering_steps` (_common) numbers the components 0..C-1 in
+order of their smallest vertex, as SciPy does: a prefix count of the roots, run as four more steps of Afforest's own
+step run (on the GPU the whole of Afforest, numbering included, is one launch), or as a run of their own after label
+propagation.
 
 Strategies (Afforest). Union-find with CAS linking is order-independent, so Afforest has one path; the Strategy's
 ``drive`` picks how the final link phase finds the vertices outside the giant component: ``topology`` walks every
@@ -46,7 +48,8 @@ from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, nothing_to_check, programs_on_device, run_program
 from ..results import ComponentsResult, Deferred
-from ._common import APPLY_SMALLER, ROOT_FLAG, ROOT_NUMBER, canonical_labels, check_choice, run_on_host_once
+from ._common import (APPLY_SMALLER, CHUNK_PREFIX, CHUNK_SUMS, NUMBER_DTYPES, ROOT_NUMBER, ROOT_WORDS, check_choice,
+                      numbered_components, numbering_steps, run_on_host_once)
 from .multistep import multistep_labels
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
@@ -288,10 +291,17 @@ OUTSIDE_GIANT = Functor("afforest_outside_giant", _outside_giant,
                         f"return comp[v] != {ROOT_BITS} - (params[2] & 0xFFFFFFFF);", state=AFFOREST_STATE)
 SAMPLE_STATE = ("picks", "comp", "roots", "params")
 SAMPLE_ROOTS = Functor("afforest_sample_roots", _sample_roots, "roots[v] = comp[picks[v]];", state=SAMPLE_STATE)
+# On the GPU each block first copies the samples' roots to shared memory, so the count reads them at shared-memory
+# speed rather than one L2 round trip per 16 (benchmarks/afforest_passes.py's step times). Every thread of a block
+# that counts calls the functor equally often (NUM_SAMPLES is a multiple of the block size), so the barrier is uniform.
 SAMPLE_FREQUENT = Functor(
     "afforest_sample_frequent", _sample_frequent,
+    f"__shared__ int shared_roots[{NUM_SAMPLES}];\n"
+    f"for (int j = threadIdx.x; j < {NUM_SAMPLES}; j += blockDim.x) shared_roots[j] = roots[j];\n"
+    "__syncthreads();\n"
     "const int root = roots[v];\nlong long count = 0;\n"
-    f"#pragma unroll 16\nfor (int j = 0; j < {NUM_SAMPLES}; ++j) count += roots[j] == root;\n"
+    f"#pragma unroll 16\nfor (int j = 0; j < {NUM_SAMPLES}; ++j) count += shared_roots[j] == root;\n"
+    "__syncthreads();  // the next call's copy waits for this count\n"
     f"atomicMax(params + 2, (count << 32) | ({ROOT_BITS}LL - root));",
     state=SAMPLE_STATE,
 )
@@ -329,8 +339,8 @@ CUDA_FUNCTORS = [
     (LINK_REMAINING, "vertex", _AFFOREST_DTYPES, ()),
     (OUTSIDE_GIANT, "vertex_predicate", _AFFOREST_DTYPES, ()),
     *((f, "vertex", (np.int64, np.int32, np.int32, np.int64), ()) for f in (SAMPLE_ROOTS, SAMPLE_FREQUENT)),
-    *((ROOT_FLAG, "vertex", (label, np.int32), ()) for label in (np.int32, np.int64)),  # canonical_labels' numbering
-    *((ROOT_NUMBER, "vertex", (label, np.int32, np.int64), ()) for label in (np.int32, np.int64)),
+    *((f, "vertex", (label,) + NUMBER_DTYPES, ()) for label in (np.int32, np.int64)  # numbering_steps
+      for f in (ROOT_WORDS, CHUNK_SUMS, CHUNK_PREFIX, ROOT_NUMBER)),
 ]
 CUDA_PROGRAMS = [LABEL_PROPAGATION]
 
@@ -403,10 +413,11 @@ def _sampled_edges(graph: Graph) -> list[int]:
     return _SAMPLED_EDGES[graph]
 
 
-def afforest(graph: Graph, *, backend: Any = "auto",
-             strategy: Any = "auto") -> tuple[Any, Trace, Callable[[], None]]:
-    """comp[v] = smallest vertex id of v's weak component, by Afforest; the trace (one row per phase); and a check
-    that raises where the device run failed.
+def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto",
+             numbered: bool = False) -> tuple[Any, Trace, Callable[[], None]]:
+    """comp[v] = smallest vertex id of v's weak component, by Afforest (``numbered``: the components numbered 0..C-1
+    in order of their smallest vertex instead, by `numbering_steps` run after the final compress, their time in the
+    compress row); the trace (one row per phase); and a check that raises where the device run failed.
 
     The phases are one sequence of steps (`run_steps`: on the GPU, one launch with a grid barrier between steps), with
     no host read: SampleFrequentElement leaves its pick in the final phase's parameters on the device, where the
@@ -434,6 +445,7 @@ def afforest(graph: Graph, *, backend: Any = "auto",
         steps += [(LINK_SAMPLED, state[r], n), (COMPRESS, state[r], n)]
     sample = (_sample_picks(be, n), comp, xp.empty(NUM_SAMPLES, dtype=comp.dtype), final)
     steps += [(SAMPLE_ROOTS, sample, NUM_SAMPLES), (SAMPLE_FREQUENT, sample, NUM_SAMPLES)]
+    numbering, number = numbering_steps(be, comp) if numbered else ([], comp)
     filtered = ""
     if base.drive == "data":  # the vertices outside the giant component filtered into a queue first
         sampled = be.run_steps(steps)
@@ -445,18 +457,21 @@ def afforest(graph: Graph, *, backend: Any = "auto",
         timeline.mark()
         be.for_each_vertex(None, COMPRESS, state[-1], num_vertices=n)
         timeline.mark()
-        runs = (sampled, timeline)
+        runs = (sampled, timeline) + ((be.run_steps(numbering),) if numbered else ())
+        checks = (sampled.check, runs[-1].check)
         linked, filtered = frontier.size, " (filtered queue)"
     else:  # GAP's topology loop: every vertex, those of the giant component return at once
-        runs = (be.run_steps(steps + [(LINK_REMAINING, state[-1], n), (COMPRESS, state[-1], n)]),)
+        runs = (be.run_steps(steps + [(LINK_REMAINING, state[-1], n), (COMPRESS, state[-1], n)] + numbering),)
+        checks = (runs[0].check,)
         link, linked = topology, n
 
     def seconds() -> list[float]:
         """Per phase: each sampling round (the first with the initialisation), the final link (with the sampling of
-        the giant component), the final compress."""
+        the giant component), the final compress (with the numbering)."""
         t = [x for run in runs for x in run.seconds()]
+        t, numbering_seconds = t[:len(t) - len(numbering)], sum(t[len(t) - len(numbering):])
         sample = [t[0] + t[1] + t[2]] + [t[1 + 2 * r] + t[2 + 2 * r] for r in range(1, NEIGHBOR_ROUNDS)]
-        return sample + [t[-4] + t[-3] + t[-2], t[-1]]
+        return sample + [t[-4] + t[-3] + t[-2], t[-1] + numbering_seconds]
 
     def rows_of_trace() -> None:
         times = seconds()
@@ -467,14 +482,19 @@ def afforest(graph: Graph, *, backend: Any = "auto",
             row("sample", topology, n, sampled[r], times[r], f"{reason}; link neighbour {r} of every vertex")
         why = f"component {root} holds ~{count / NUM_SAMPLES:.0%} of {NUM_SAMPLES} sampled vertices: skip it{filtered}"
         row("link", link, linked, arcs, times[-2], f"{reason}; {why}")
-        row("compress", topology, n, 0, times[-1], f"{reason}; point every vertex at its root")
+        row("compress", topology, n, 0, times[-1], f"{reason}; point every vertex at its root"
+            + ("; number the components by their roots" if numbered else ""))
 
     def row(phase: str, s: Any, vertices: int, edges: int, seconds: float, why: str) -> None:
         trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges, edges_processed=edges,
                   seconds=seconds, decision=s.path, reason=why, phase=phase)
 
+    def check() -> None:
+        for c in checks:
+            c()
+
     trace.defer(rows_of_trace, lambda: sum(seconds()))
-    return comp, trace, runs[0].check
+    return number, trace, check
 
 
 # ---------------------------------------------------------------------------------------------------- label propagation
@@ -507,11 +527,13 @@ def connected_components(graph: Graph, *, method: str = "auto", backend: Any = "
     check_choice("method", method, METHODS)
     check_strategy(strategy)
     be = get_backend(backend)
-    if method == "label_propagation":
+    if method == "label_propagation":  # each vertex labelled by its component's smallest id, then numbered
         comp, trace, check = label_propagation(graph, backend=be, strategy=strategy)
-    else:
-        comp, trace, check = afforest(graph, backend=be, strategy=strategy)
-    labels = canonical_labels(comp, roots=True, backend=be)  # both methods label each vertex with its component's smallest id
-    if check is not None:  # device runs read back (and a failure raised) when the labels are first read
-        labels = Deferred(lambda labels=labels: (check(), labels)[1])
+        labels, numbered = numbered_components(be, comp)
+        checks = [c for c in (check, numbered) if c is not None]
+    else:  # Afforest numbers the components in its own step run
+        labels, trace, check = afforest(graph, backend=be, strategy=strategy, numbered=True)
+        checks = [check]
+    # device runs read back (and a failure raised) when the labels are first read
+    labels = Deferred(lambda labels=labels: ([c() for c in checks], labels)[1])
     return ComponentsResult(labels, trace=trace, graph=graph, seconds=Deferred(lambda: trace.seconds))

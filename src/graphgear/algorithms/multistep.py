@@ -27,15 +27,16 @@ from .bfs import BFS_PROGRAM
 __all__ = ["reach", "multistep_labels"]
 
 
-def reach(graph: Graph, pivot: Any, be: Any, strategy: Any, phase: str) -> tuple[Any, ProgramRun]:
+def reach(graph: Graph, pivot: Any, be: Any, strategy: Any, phase: str, start: Any = True) -> tuple[Any, ProgramRun]:
     """(reached, run): which vertices a BFS from `pivot` (a one-element index array on the backend) reaches along
     `graph`'s arcs, as a bool array on the backend, and the BFS's ProgramRun (its trace, and its check, which raises
-    if the device run failed). Nothing is read back: the run is lazy."""
+    if the device run failed). `start`: whether the pivot starts at all (a one-element bool array on the backend,
+    so deciding reads nothing back; where it is false, nothing is reached). Nothing is read back: the run is lazy."""
     xp = be.xp
     n = graph.num_vertices
     distances = xp.full(n, np.inf, dtype=np.float64)
     buffers = xp.full(n, np.inf, dtype=np.float64)
-    buffers[pivot] = 0.0
+    buffers[pivot] = 0.0 if start is True else xp.where(start, 0.0, np.inf)
     run = run_program(BFS_PROGRAM, graph, distances, buffers, pivot, backend=be, strategy=strategy, copy=False,
                       lazy=True, phase=phase)
     return run.state.value < np.inf, run

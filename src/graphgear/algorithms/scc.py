@@ -4,9 +4,13 @@ Method: G. M. Slota, S. Rajamanickam, K. Madduri, "BFS and Coloring-based Parall
 Components and Related Problems", IPDPS'14 (seeds/003 runs it on manycore processors with one loop template):
 
     Trim         a vertex with no remaining in-neighbour or no remaining out-neighbour (self-loops aside) is an SCC of
-                 its own; remove it. One round is two pulls with early exit (an alive in-neighbour over the in-edges,
-                 an alive out-neighbour over the reverse graph's in-edges = the out-edges); rounds repeat while a round
-                 removes at least 1% of the remaining vertices (at least one round).
+                 its own; remove it. One round is one pass over every remaining vertex, which looks for an alive
+                 in-neighbour and an alive out-neighbour and stops at the first (early exit); a vertex removed is
+                 removed at once, so a later vertex of the same pass sees it gone (a removed vertex is an SCC of its
+                 own, on no cycle, so removing it early is as correct as removing it a round later). Rounds repeat
+                 while a round removes at least 1% of the remaining vertices (at least one round, at most
+                 TRIM_ROUNDS): one `run_steps` loop, whose rule is decided where the counts are (on the GPU inside the
+                 launch, nothing read back).
     FW-BW        pivot = the remaining vertex with the largest in-degree x out-degree (it most likely lies in the giant
                  SCC); BFS forward over out-edges and backward over in-edges, both restricted to remaining vertices;
                  the vertices reached both ways form the pivot's SCC.
@@ -42,24 +46,26 @@ import numba
 import numpy as np
 
 from ..backends import get_backend
-from ..backends.cpu.atomics import atomic_max
-from ..engine.controller import (CONTROLLERS, Controller, IterationInfo, as_pull, check_strategy, fifo_pass,
+from ..backends.base import Repeat
+from ..backends.cpu.atomics import atomic_add, atomic_max
+from ..engine.controller import (CONTROLLERS, Controller, IterationInfo, check_strategy, fifo_pass,
                                  make_controller)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..frontier import Frontier, one_vertex
-from ..functor import Functor
+from ..functor import Functor, cpu_functor
 from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..operators import ACTIVATE, STOP
 from ..results import ComponentsResult, Deferred
-from ._common import append_trace, canonical_labels, run_on_host_once
+from ._common import append_trace, canonical_labels, numbered_components, run_on_host_once
 from .connected_components import serial_link
 from .multistep import reach
 
 __all__ = ["strongly_connected_components"]
 
 TRIM_AGAIN = 0.01  # another trim round while the last one removed at least this fraction of the remaining vertices
+TRIM_ROUNDS = 64  # at most this many trim rounds (the length of the device's per-round log); coloring takes the rest
 TARJAN_CUTOFF = 100_000  # coloring rounds while more vertices than this remain, then serial Tarjan on the rest
 
 
@@ -68,7 +74,8 @@ TARJAN_CUTOFF = 100_000  # coloring rounds while more vertices than this remain,
 # unpacked array and cannot drop the counts when branches follow, which made a per-vertex functor many times slower
 # (docs/performance.md#kernels-without-reference-counting).
 VALUE, ALIVE_, GROUP, CAP = 0, 1, 2, 3  # propagation state: (value, alive, group, cap)
-T_ALIVE, T_LABEL, T_HAS_IN, T_HAS_OUT = 0, 1, 2, 3  # trim state
+TRIM_STATE = ("out_offsets", "out_indices", "in_offsets", "in_indices", "alive", "label", "tally")
+T_ROUND, T_LEFT, T_LOG = 0, 1, 2  # tally: the round, the vertices left before it, each round's removals from T_LOG on
 S_FORWARD, S_BACKWARD, S_ALIVE, S_LABEL, S_COLOR = 0, 1, 2, 3, 4  # settle state
 
 
@@ -96,26 +103,40 @@ def _propagate_pull(v, u, w, state):  # pragma: no cover - numba
     return 0
 
 
-@numba.njit(nogil=True)
-def _alive(v, state):  # pragma: no cover - numba
-    return state[0][v] != 0
+@cpu_functor
+def _trim_pass(v, state):  # pragma: no cover - numba
+    """Trim v (its own SCC) where it lacks a remaining in- or out-neighbour other than itself; count it in this
+    round's slot of the tally."""
+    out_offsets, out_indices, in_offsets, in_indices, alive, label, tally = state
+    if alive[v] == 0:
+        return
+    for k in range(in_offsets[v], in_offsets[v + 1]):
+        u = in_indices[k]
+        if u != v and alive[u] != 0:
+            for j in range(out_offsets[v], out_offsets[v + 1]):
+                w = out_indices[j]
+                if w != v and alive[w] != 0:
+                    return
+            break
+    alive[v] = 0
+    label[v] = v
+    atomic_add(tally, T_LOG + tally[T_ROUND], 1)
 
 
-@numba.njit(nogil=True)
-def _alive_neighbour(v, u, w, state):  # pragma: no cover - numba
-    """Trim: v has a remaining neighbour other than itself (stop at the first)."""
-    if u != v and state[0][u] != 0:
-        return ACTIVATE | STOP
-    return 0
+@cpu_functor
+def _trim_tally(i, state):  # pragma: no cover - numba
+    """After a round (one thread): the vertices left, and the next round's slot."""
+    tally = state[6]
+    tally[T_LEFT] -= tally[T_LOG + tally[T_ROUND]]
+    tally[T_ROUND] += 1
 
 
-@numba.njit(nogil=True)
-def _trim(v, state):  # pragma: no cover - numba
-    """Remove v (its own SCC) when it lacks a remaining in- or out-neighbour."""
-    alive, label = state[T_ALIVE], state[T_LABEL]
-    drop = alive[v] != 0 and not (state[T_HAS_IN][v] and state[T_HAS_OUT][v])
-    alive[v] = 0 if drop else alive[v]  # branch-free stores: faster per vertex under numba (docs/performance.md#kernels-without-reference-counting)
-    label[v] = v if drop else label[v]
+@cpu_functor
+def _trim_again(r, state):  # pragma: no cover - numba
+    """Another round while round r removed at least TRIM_AGAIN of the vertices it started with, and some are left."""
+    tally = state[6]
+    removed = tally[T_LOG + r]
+    return tally[T_LEFT] > 0 and removed >= 1 and removed >= TRIM_AGAIN * (tally[T_LEFT] + removed)
 
 
 @numba.njit(nogil=True)
@@ -213,8 +234,8 @@ def _tarjan(driver, state):  # pragma: no cover - numba
 
 
 # CUDA bodies: the state arrays are named as in the CPU functors' state tuples (one name per array, in tuple order);
-# a scalar is a one-element array. On the GPU: value/group/label/color/forward/backward int64, alive int8, the pull
-# results has_in/has_out bool. Pull runs several lanes per candidate (group_size 4/16/32), so PROPAGATE_PULL raises
+# a scalar is a one-element array. On the GPU: value/group/label/color/forward/backward/tally int64, alive int8, the
+# offsets int64 and the indices int32. Pull runs several lanes per candidate (group_size 4/16/32), so PROPAGATE_PULL raises
 # value[v] with atomicMax (a plain store could let a smaller label overwrite a larger one of another lane).
 PROPAGATE_PUSH = Functor(
     "scc_propagate_push", _propagate_push,
@@ -233,11 +254,38 @@ PROPAGATE_PULL = Functor(
     " return 0;",
     state=("value", "alive", "group", "cap"),
 )
-ALIVE = Functor("scc_alive", _alive, "return alive[v] != 0;", state=("alive",))
-ALIVE_NEIGHBOUR = Functor("scc_alive_neighbour", _alive_neighbour,
-                          "return (u != v && alive[u] != 0) ? (GG_ACTIVATE | GG_STOP) : 0;", state=("alive",))
-TRIM = Functor("scc_trim", _trim, "if (alive[v] != 0 && !(has_in[v] && has_out[v])) { alive[v] = 0; label[v] = v; }",
-               state=("alive", "label", "has_in", "has_out"))
+# Trim counts its removals once per warp (a ballot, one atomic add): on rmat:21:16 the first round removes over a
+# million vertices, and one counter taking an atomic from each would serialise them.
+TRIM_PASS = Functor(
+    "scc_trim_pass", _trim_pass,
+    "bool drop = false;\n"
+    "if (alive[v] != 0) {\n"
+    "  drop = true;\n"
+    "  for (long long k = in_offsets[v]; k < in_offsets[v + 1]; ++k) {\n"
+    "    const long long u = in_indices[k];\n"
+    "    if (u != v && alive[u] != 0) {\n"
+    "      for (long long j = out_offsets[v]; j < out_offsets[v + 1]; ++j) {\n"
+    "        const long long w = out_indices[j];\n"
+    "        if (w != v && alive[w] != 0) { drop = false; break; }\n"
+    "      }\n"
+    "      break;\n"
+    "    }\n"
+    "  }\n"
+    "  if (drop) { alive[v] = 0; label[v] = v; }\n"
+    "}\n"
+    "const unsigned lanes = __activemask(), dropped = __ballot_sync(lanes, drop);\n"
+    "if (dropped && (threadIdx.x & 31) == __ffs(lanes) - 1)\n"
+    f"  atomicAdd((unsigned long long*)(tally + {T_LOG} + tally[{T_ROUND}]), (unsigned long long)__popc(dropped));",
+    state=TRIM_STATE,
+)
+TRIM_TALLY = Functor("scc_trim_tally", _trim_tally,
+                     f"tally[{T_LEFT}] -= tally[{T_LOG} + tally[{T_ROUND}]]; tally[{T_ROUND}] += 1;", state=TRIM_STATE)
+TRIM_AGAIN_RULE = Functor(
+    "scc_trim_again", _trim_again,
+    f"const long long removed = tally[{T_LOG} + v];\n"
+    f"return tally[{T_LEFT}] > 0 && removed >= 1 && removed >= {TRIM_AGAIN!r} * (double)(tally[{T_LEFT}] + removed);",
+    state=TRIM_STATE,
+)
 # serial Tarjan has no CUDA version: on the GPU backend the remainder goes to the host (see _Run.tarjan)
 TARJAN = Functor("scc_tarjan", _tarjan)
 SETTLE = Functor(
@@ -249,10 +297,10 @@ SETTLE = Functor(
 
 # what the GPU backend compiles (tests/cuda/test_cuda_sources.py compiles each with nvcc): (functor, role, state dtypes as
 # the calls pass them on the GPU, extra roles)
-_I64, _I8, _B = np.int64, np.int8, np.bool_
+_I64, _I8 = np.int64, np.int8
 CUDA_FUNCTORS = [
-    (ALIVE_NEIGHBOUR, "pull", (_I8,), (("GGC", ("vertex_predicate", ALIVE)),)),
-    (TRIM, "vertex", (_I8, _I64, _B, _B), ()),
+    *((f, role, (_I64, np.int32, _I64, np.int32, _I8, _I64, _I64), ())
+      for f, role in ((TRIM_PASS, "vertex"), (TRIM_TALLY, "vertex"), (TRIM_AGAIN_RULE, "vertex_predicate"))),
     (PROPAGATE_PUSH, "advance", (_I64, _I8, _I64, _I64), ()),
     (PROPAGATE_PULL, "pull", (_I64, _I8, _I64, _I64), (("GGC", ("vertex_predicate", PROPAGATE_CANDIDATE)),)),
     (SETTLE, "vertex", (_I64, _I64, _I8, _I64, _I64), ()),
@@ -287,7 +335,7 @@ class _Run:
         self.controller = make_controller(strategy, graph, "traversal")
         self.checks: list[Any] = []  # device runs read back lazily: each raises if its run failed
         # every label is its SCC's smallest vertex (trim's, FW-BW's on the device and Tarjan's are; the coloring's
-        # are the largest), so canonical_labels numbers them in one pass without reading anything back
+        # are the largest), so numbered_components numbers them in one run without reading anything back
         self.roots = True
         self.trace = Trace(algorithm="strongly_connected_components", backend=be.name, controller=self.controller.name)
 
@@ -311,32 +359,35 @@ class _Run:
 
     # --------------------------------------------------------------------------------------------------- Trim
     def trim(self) -> None:
-        """Trim rounds: remove vertices without a remaining in- or out-neighbour, while a round removes many."""
-        be, n = self.be, self.n
-        controller = make_controller(self.strategy, self.graph, "traversal")
-        left = n  # trim runs first: every vertex remains
-        rounds = 0
-        while left:
-            active = Frontier.from_mask(self.alive.astype(bool))
-            info = IterationInfo(rounds, left, active.out_edges(self.G.out_degree), n, self.G.num_arcs)
-            decision = controller.choose(info)
-            st = as_pull(decision.strategy)
-            start = time.perf_counter()
-            source = None if st.drive == "topology" else active
-            has_in = be.pull(self.G, source, ALIVE_NEIGHBOUR, st, (self.alive,), ALIVE)
-            has_out = be.pull(self.R, source, ALIVE_NEIGHBOUR, st, (self.alive,), ALIVE)
-            be.for_each_vertex(None, TRIM, (self.alive, self.label, has_in.to_dense().mask, has_out.to_dense().mask),
-                               num_vertices=n)
-            gone = left - self.remaining()
-            seconds = time.perf_counter() - start
-            controller.observe(decision, info, seconds)
-            self.row(st, info, 2 * self.G.num_arcs, seconds, "pull",
-                     f"trim round {rounds + 1}: removed {gone:,} of {left:,} (a degree check pulls; "
-                     f"controller: {decision.reason})", "trim")
-            rounds += 1
-            if gone < max(1, TRIM_AGAIN * left):
-                break
-            left -= gone
+        """Trim rounds while a round removes many: one `run_steps` loop (module notes), its rows read with the trace."""
+        be, n, G = self.be, self.n, self.G
+        tally = np.zeros(T_LOG + TRIM_ROUNDS, dtype=np.int64)
+        tally[T_LEFT] = n  # trim runs first: every vertex remains
+        tally = be.asarray(tally)
+        in_offsets, in_indices, _ = G.csc()
+        state = (G.offsets, G.indices, in_offsets, in_indices, self.alive, self.label, tally)
+        run = be.run_steps([Repeat(((TRIM_PASS, state, n), (TRIM_TALLY, state, 1)), TRIM_AGAIN_RULE, state,
+                                   TRIM_ROUNDS)])
+        self.checks.append(run.check)
+        st = Strategy(direction="pull", drive="topology", frontier="bitmap")
+
+        def rows() -> None:
+            log = be.to_host(tally)
+            seconds = run.seconds()
+            left = n
+            for r in range(int(log[T_ROUND])):
+                gone = int(log[T_LOG + r])
+                more = r + 1 < log[T_ROUND]
+                self.row(st, IterationInfo(r, left, G.num_arcs, n, G.num_arcs), 2 * G.num_arcs, seconds[2 * r] + seconds[2 * r + 1],
+                         "pull", f"trim round {r + 1}: removed {gone:,} of {left:,} (each remaining vertex looks for a "
+                         "remaining in- and out-neighbour, early exit); "
+                         + ("another round: it removed at least 1%" if more else
+                            "last round: " + ("nothing left" if left == gone else
+                                              f"it removed less than {TRIM_AGAIN:.0%}" if r + 1 < TRIM_ROUNDS
+                                              else f"TRIM_ROUNDS {TRIM_ROUNDS} reached")), "trim")
+                left -= gone
+
+        self.trace.defer(rows, lambda: sum(run.seconds()))
 
     # --------------------------------------------------------------------------------------------------- propagation
     def propagate(self, G: Any, frontier: Frontier, value: Any, group: Any, cap: int, controller: Controller,
@@ -378,6 +429,8 @@ class _Run:
             self.forward_backward_on_device(xp.argmax(score).reshape(1))
             return
         pivot = int(xp.argmax(score))
+        if score[pivot] < 0:  # trim removed every vertex
+            return
         self.color.fill(pivot)  # the SCC's name
         self.roots = False
         start = Frontier.from_vertices(one_vertex(xp, pivot), n)
@@ -391,12 +444,13 @@ class _Run:
         """FW-BW as two BFS launches (multistep.reach) over the whole graph and its reverse, where the backend runs
         programs whole on the device: nothing is read back, the pivot included. Right after trim the only vertices
         removed are SCCs of one vertex, which can lie on no cycle through the pivot, so the vertices reached both
-        ways over the whole graph are the pivot's SCC, as within the remaining vertices."""
+        ways over the whole graph are the pivot's SCC, as within the remaining vertices. Where trim removed every
+        vertex, the pivot is not alive and the searches start from nothing."""
         runs = []
         with self.be.chained():  # the backward search does not wait for the forward one
             for graph, mark, way in ((self.graph, self.forward, "forward"),
                                      (_reverse_view(self.graph), self.backward, "backward")):
-                reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw")
+                reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw", start=self.alive[pivot] != 0)
                 mark[...] = reached
                 runs.append((run, way))
         # the SCC's name: its smallest vertex (a reduction on the device, nothing read back)
@@ -413,54 +467,60 @@ class _Run:
         self.trace.defer(rows, lambda: sum(run.trace.seconds for run, _ in runs))
 
     # --------------------------------------------------------------------------------------------------- Coloring
-    def coloring(self) -> int:
+    def coloring(self) -> np.ndarray:
         """Coloring rounds while more than TARJAN_CUTOFF vertices remain (colors were set to the ids by the last
-        settle); returns how many remain."""
-        xp, n = self.be.xp, self.n
+        settle); returns the vertices that remain, on the host. Reading which vertices remain is the call's one host
+        read where no coloring round runs (trim and FW-BW read nothing back)."""
+        be, xp, n = self.be, self.be.xp, self.n
         controller = make_controller(self.strategy, self.graph, "iterative")
         ids = xp.arange(n, dtype=np.int64)
         rounds = 0
         while True:
-            alive = self.alive != 0
-            remaining = xp.flatnonzero(alive)
+            remaining = np.flatnonzero(be.to_host(self.alive))
             if remaining.size <= TARJAN_CUTOFF:
-                return int(remaining.size)
+                return remaining
             rounds += 1
             self.roots = False  # a coloring SCC is named after its root, its largest vertex
-            self.propagate(self.G, Frontier.from_vertices(remaining, n), self.color, self.same, n, controller,
-                           "color", f"coloring round {rounds}: max-color propagation")
-            roots = xp.flatnonzero(alive & (self.color == ids))
+            self.propagate(self.G, Frontier.from_vertices(be.asarray(remaining), n), self.color, self.same, n,
+                           controller, "color", f"coloring round {rounds}: max-color propagation")
+            roots = xp.flatnonzero((self.alive != 0) & (self.color == ids))
             self.backward[roots] = 1  # forward = backward: a root's SCC is what its backward BFS reaches
             bfs = make_controller(self.strategy, self.graph, "traversal")
             self.propagate(self.R, Frontier.from_vertices(roots, n), self.backward, self.color, 1, bfs, "color",
                            f"coloring round {rounds}: backward BFS from {roots.size:,} roots within their colors")
-            self.be.for_each_vertex(None, SETTLE, (self.backward, self.backward, self.alive, self.label, self.color),
-                                    num_vertices=n)
-
+            be.for_each_vertex(None, SETTLE, (self.backward, self.backward, self.alive, self.label, self.color),
+                               num_vertices=n)
 
     # --------------------------------------------------------------------------------------------------- Tarjan
-    def tarjan(self, why: str, numbered: bool = False) -> None:
-        """The remaining vertices by serial Tarjan: one numba task through the CPU backend's for_each_vertex on a
-        one-vertex frontier. Serial work belongs on the host (Slota et al.'s Multistep runs this step on the CPU too):
-        on the GPU backend alive and label come to the host, Tarjan runs over the graph's host CSR, and they go back.
-        `numbered`: every vertex remains, and Tarjan numbers the SCCs 0..C-1 itself (no canonical_labels pass)."""
+    def tarjan(self, why: str, remaining: np.ndarray | None = None) -> None:
+        """The `remaining` vertices (host ids; None: every vertex, and Tarjan numbers the SCCs 0..C-1 itself, with no
+        canonical_labels pass) by serial Tarjan: one numba task through the CPU backend's for_each_vertex on a
+        one-vertex frontier, over the graph's host CSR. Serial work belongs on the host (Slota et al.'s Multistep runs
+        this step on the CPU too): only the remaining vertices' labels go to the backend."""
         be, n = self.be, self.n
-        left = self.remaining()
         start = time.perf_counter()
-        alive, label = be.to_host(self.alive), be.to_host(self.label)  # the CPU backend's own arrays on the CPU
+        whole = remaining is None
+        alive = np.zeros(n, dtype=np.int8)
+        if not whole:
+            alive[remaining] = 1
+        label = np.empty(n, dtype=np.int64)
         ids = index_dtype(n)  # vertex ids and DFS indices
         arcs = index_dtype(self.graph.num_arcs)  # `position`: arc offsets
         scratch = (np.zeros(n, dtype=ids), np.empty(n, dtype=np.int8), np.empty(n, dtype=ids), np.empty(n, dtype=ids),
-                   np.empty(n, dtype=arcs), np.full(1, numbered, dtype=np.int8))
+                   np.empty(n, dtype=arcs), np.full(1, whole, dtype=np.int8))
         run_on_host_once(TARJAN, (self.graph.offsets, self.graph.indices, alive, label) + scratch, n)
-        if alive is not self.alive:
-            self.alive = be.asarray(alive)
-        if label is not self.label:
+        if whole:
             self.label = be.asarray(label)
+        else:
+            where = be.asarray(remaining)
+            self.label[where] = be.asarray(label[remaining])
+            self.alive[where] = 0
         seconds = time.perf_counter() - start
+        left = n if whole else int(remaining.size)
         st = Strategy(sync="async")
         info = IterationInfo(0, left, 0, n, self.G.num_arcs)
-        self.row(st, info, self.G.num_arcs, seconds, "tarjan", why, "tarjan")
+        # deferred: an add now would read back the device rows deferred before it
+        self.trace.defer(lambda: self.row(st, info, self.G.num_arcs, seconds, "tarjan", why, "tarjan"), seconds)
 
     def serial_link(self, why: str) -> None:
         """An undirected graph's SCCs are its connected components: Afforest's link over every edge, on one thread
@@ -500,16 +560,21 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
         run.serial_link(whole)
     elif whole is not None:
         run.tarjan(f"{whole}: Tarjan's one depth-first pass finds every SCC, where trim and forward-backward would each "
-                   "be a serial pass", numbered=True)
+                   "be a serial pass")
     elif graph.num_vertices:
         run.multistep()
         run.trim()
-        if run.remaining():
-            run.forward_backward()
+        run.forward_backward()
         left = run.coloring()
-        if left:
-            run.tarjan(f"{left:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan")
-    labels = run.label if whole is not None else canonical_labels(run.label, roots=run.roots, backend=be)
+        if left.size:
+            run.tarjan(f"{left.size:,} vertices remain (<= TARJAN_CUTOFF {TARJAN_CUTOFF:,}): serial Tarjan", left)
+    if whole is not None:
+        labels = run.label
+    elif run.roots:  # every label its SCC's smallest vertex: numbered on the backend, nothing read back
+        labels, numbered = numbered_components(be, run.label)
+        run.checks.append(numbered)
+    else:
+        labels = canonical_labels(run.label)
     if run.checks:  # device runs read back (and a failure raised) when the labels or times are first read
         return ComponentsResult(Deferred(lambda: ([check() for check in run.checks], labels)[1]), trace=run.trace,
                                 graph=graph, seconds=Deferred(lambda: run.trace.seconds))

@@ -23,9 +23,11 @@ vertex program's round (program_state, program_round). What differs is declared 
 
 `timeline()` times a sequence of operator calls without waiting between them: `mark()` after each step, `seconds()`
 once at the end (on the GPU, CUDA events on the stream: the steps' device time, one wait when first read).
-`run_steps(steps)` runs a fixed sequence of (functor, state, count) steps, functor(v, state) for every v < count, one
-step after another (the GPU: one launch, a grid barrier between steps); it returns the run, whose `seconds()` gives
-each step's time and `check()` raises where the device run failed, both read when first asked.
+`run_steps(steps)` runs a sequence of (functor, state, count) steps, functor(v, state) for every v < count, one
+step after another (the GPU: one launch, a grid barrier between steps); an item may be a `Repeat`, steps run again
+while a predicate of the state holds (a convergence rule decided where the data is: on the GPU inside the launch, no
+host read). It returns the run, whose `seconds()` gives each step's time as run (a repeated step once per round) and
+`check()` raises where the device run failed, both read when first asked.
 `chained()` is a context in which one call's device launches run back to back, none read back before the next
 starts (the GPU's persistent launches; nothing to do where operators finish before they return).
 """
@@ -36,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Backend", "Capabilities", "HostTimeline"]
+__all__ = ["Backend", "Capabilities", "HostTimeline", "Repeat"]
 
 
 @dataclass
@@ -52,6 +54,19 @@ class Capabilities:
     light_heavy: bool = False
     exact_queues: bool = True
     degree_layout: bool = False
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A loop of `run_steps`: the `body` steps ((functor, state, count) each) run, then `again(round, state)` (a
+    vertex predicate; round counts from 0) decides whether they run once more, at most `rounds` times in all. The
+    predicate reads the state as the body's last step left it (every thread of a device run reads the same words
+    after a grid barrier, so all decide alike); it must not write."""
+
+    body: tuple
+    again: Any
+    state: tuple
+    rounds: int
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import cpu_function
-from ..base import Capabilities, HostTimeline
+from ..base import Capabilities, HostTimeline, Repeat
 from . import operators as ops
 from . import programs as prog
 
@@ -175,13 +175,19 @@ class CpuBackend:
             kernel[f](frontier.vertices(), state)
 
     def run_steps(self, steps: Any) -> HostTimeline:
-        """for_each_vertex over v < count for each (functor, state, count) in order; the steps' wall-clock times (a
-        HostTimeline: its seconds(), and a check() with nothing to check, as the GPU's StepRun has)."""
+        """for_each_vertex over v < count for each (functor, state, count) in order, a Repeat's body while its
+        predicate holds; the steps' wall-clock times (a HostTimeline: its seconds(), and a check() with nothing to
+        check, as the GPU's StepRun has)."""
         timeline = HostTimeline()
         timeline.mark()
-        for functor, state, count in steps:
-            self.for_each_vertex(None, functor, state, num_vertices=count)
-            timeline.mark()
+        for item in steps:
+            rounds, body = (item.rounds, item.body) if isinstance(item, Repeat) else (1, (item,))
+            for r in range(rounds):
+                for functor, state, count in body:
+                    self.for_each_vertex(None, functor, state, num_vertices=count)
+                    timeline.mark()
+                if isinstance(item, Repeat) and not cpu_function(item.again)(r, item.state):
+                    break
         return timeline
 
     def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
