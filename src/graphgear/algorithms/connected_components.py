@@ -514,7 +514,7 @@ def label_propagation(graph: Graph, *, backend: Any = "auto",
     values = np.full(n, np.inf)
     buffers = np.arange(n, dtype=np.float64)
     run = run_program(LABEL_PROPAGATION, g, values, buffers, None, backend=be, strategy=strategy)
-    return run.values.astype(np.int64), run.trace, None
+    return run.state.value.astype(np.int64), run.trace, None  # on the backend, where numbered_components runs
 
 
 # ---------------------------------------------------------------------------------------------------------- entry

@@ -186,9 +186,17 @@ class CpuBackend:
                 for functor, state, count in body:
                     self.for_each_vertex(None, functor, state, num_vertices=count)
                     timeline.mark()
-                if isinstance(item, Repeat) and not cpu_function(item.again)(r, item.state):
+                if isinstance(item, Repeat) and not self._ask(item.again, r, item.state):
                     break
         return timeline
+
+    @staticmethod
+    def _ask(predicate: Any, r: int, state: tuple) -> bool:
+        """A Repeat's rule for round r, through the filter kernel (compiled with the others and cached on disk; the
+        numba function called from Python would compile again in every process)."""
+        keep = np.zeros(1, dtype=np.bool_)
+        ops.filter_queue[cpu_function(predicate)](np.array([r], dtype=np.int64), state, keep)
+        return bool(keep[0])
 
     def vertex_reduce(self, frontier: Frontier | None, functor: Any, state: tuple, monoid: str = "sum",
                       num_vertices: int | None = None) -> np.ndarray:
