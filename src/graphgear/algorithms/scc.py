@@ -139,6 +139,14 @@ def _trim_again(r, state):  # pragma: no cover - numba
     return tally[T_LEFT] > 0 and removed >= 1 and removed >= TRIM_AGAIN * (tally[T_LEFT] + removed)
 
 
+@cpu_functor
+def _remaining_ids(v, state):  # pragma: no cover - numba
+    if state[0][v] != 0:
+        slot = atomic_add(state[1], 0, 1)
+        if slot < state[2][0]:
+            state[1][1 + slot] = v
+
+
 @numba.njit(nogil=True)
 def _settle(v, state):  # pragma: no cover - numba
     """Vertices reached forward and backward join the SCC named by color[v]; then reset the marks and give every
@@ -162,15 +170,18 @@ def _tarjan(driver, state):  # pragma: no cover - numba
     falls by one for each vertex given an id, so a finished SCC's id exceeds every open vertex's index and needs no
     on-stack test. `calls`, `position` and `root` hold the DFS path: each path vertex, its next arc, and whether it
     still roots its SCC; after a child returns, its parent reads that arc again and takes the child's rindex if it is
-    smaller. The stack of finished non-roots names the SCCs' first vertices at the end."""
-    offsets, indices, alive, label, rindex, root, stack, calls, position, whole = state
+    smaller. The stack of finished non-roots names the SCCs' first vertices at the end. `vertices`: the remaining
+    vertices in increasing order (unread when every vertex remains), so a small remainder costs no pass over all n."""
+    offsets, indices, alive, label, rindex, root, stack, calls, position, whole, vertices = state
     everything = whole[0] != 0
     n = offsets.shape[0] - 1
+    count = n if everything else vertices.shape[0]
     index = 1
     c = n - 1
     top = 0
-    for r in range(n):
-        if not (everything or alive[r] != 0) or rindex[r] != 0:
+    for i in range(count):
+        r = i if everything else vertices[i]
+        if rindex[r] != 0:
             continue
         rindex[r] = index
         index += 1
@@ -222,15 +233,15 @@ def _tarjan(driver, state):  # pragma: no cover - numba
             depth -= 1
     first = stack  # empty now: the first vertex (or number) of each SCC id c + 1 .. n - 1
     first[c + 1:] = -1
-    count = 0
-    for v in range(n):  # name each SCC after its smallest vertex (the first of it in id order), or number them so
-        if everything or alive[v] != 0:
-            if first[rindex[v]] < 0:
-                first[rindex[v]] = count if everything else v
-                count += 1
-            label[v] = first[rindex[v]]
-            if not everything:
-                alive[v] = 0
+    numbered = 0
+    for i in range(count):  # name each SCC after its smallest vertex (the first of it in id order), or number them so
+        v = i if everything else vertices[i]
+        if first[rindex[v]] < 0:
+            first[rindex[v]] = numbered if everything else v
+            numbered += 1
+        label[v] = first[rindex[v]]
+        if not everything:
+            alive[v] = 0
 
 
 # CUDA bodies: the state arrays are named as in the CPU functors' state tuples (one name per array, in tuple order);
@@ -286,6 +297,22 @@ TRIM_AGAIN_RULE = Functor(
     f"return tally[{T_LEFT}] > 0 && removed >= 1 && removed >= {TRIM_AGAIN!r} * (double)(tally[{T_LEFT}] + removed);",
     state=TRIM_STATE,
 )
+# The vertices that remain after FW-BW, gathered on the device into found[1..cap] (found[0] counts them all), so the
+# call's one host read is a short list rather than the whole alive array; slots are taken once per warp (a ballot)
+REMAINING_IDS = Functor(
+    "scc_remaining_ids", _remaining_ids,
+    "const bool keep = alive[v] != 0;\n"
+    "const unsigned lanes = __activemask(), ballot = __ballot_sync(lanes, keep);\n"
+    "if (ballot) {\n"
+    "  const int lane = threadIdx.x & 31, leader = __ffs(lanes) - 1;\n"
+    "  unsigned long long base = 0;\n"
+    "  if (lane == leader) base = atomicAdd((unsigned long long*)found, (unsigned long long)__popc(ballot));\n"
+    "  base = __shfl_sync(lanes, base, leader);\n"
+    "  const long long slot = (long long)base + __popc(ballot & ((1u << lane) - 1u));\n"
+    "  if (keep && slot < cap[0]) found[1 + slot] = v;\n"
+    "}",
+    state=("alive", "found", "cap"),
+)
 # serial Tarjan has no CUDA version: on the GPU backend the remainder goes to the host (see _Run.tarjan)
 TARJAN = Functor("scc_tarjan", _tarjan)
 SETTLE = Functor(
@@ -304,6 +331,7 @@ CUDA_FUNCTORS = [
     (PROPAGATE_PUSH, "advance", (_I64, _I8, _I64, _I64), ()),
     (PROPAGATE_PULL, "pull", (_I64, _I8, _I64, _I64), (("GGC", ("vertex_predicate", PROPAGATE_CANDIDATE)),)),
     (SETTLE, "vertex", (_I64, _I64, _I8, _I64, _I64), ()),
+    (REMAINING_IDS, "vertex", (_I8, _I64, _I64), ()),
 ]
 
 
@@ -469,9 +497,17 @@ class _Run:
     # --------------------------------------------------------------------------------------------------- Coloring
     def coloring(self) -> np.ndarray:
         """Coloring rounds while more than TARJAN_CUTOFF vertices remain (colors were set to the ids by the last
-        settle); returns the vertices that remain, on the host. Reading which vertices remain is the call's one host
-        read where no coloring round runs (trim and FW-BW read nothing back)."""
+        settle); returns the vertices that remain, on the host, in increasing order. Which vertices remain is gathered
+        on the device into a list of at most TARJAN_CUTOFF (REMAINING_IDS) and read with their count: the call's one
+        host read where no coloring round runs (trim and FW-BW read nothing back); a coloring round reads the alive
+        array and its frontiers' sizes."""
         be, xp, n = self.be, self.be.xp, self.n
+        found = xp.zeros(1 + TARJAN_CUTOFF, dtype=np.int64)
+        self.checks.append(be.run_steps([(REMAINING_IDS, (self.alive, found, be.asarray(
+            np.array([TARJAN_CUTOFF], dtype=np.int64))), n)]).check)
+        found = be.to_host(found)
+        if found[0] <= TARJAN_CUTOFF:
+            return np.sort(found[1:1 + found[0]])
         controller = make_controller(self.strategy, self.graph, "iterative")
         ids = xp.arange(n, dtype=np.int64)
         rounds = 0
@@ -507,7 +543,8 @@ class _Run:
         ids = index_dtype(n)  # vertex ids and DFS indices
         arcs = index_dtype(self.graph.num_arcs)  # `position`: arc offsets
         scratch = (np.zeros(n, dtype=ids), np.empty(n, dtype=np.int8), np.empty(n, dtype=ids), np.empty(n, dtype=ids),
-                   np.empty(n, dtype=arcs), np.full(1, whole, dtype=np.int8))
+                   np.empty(n, dtype=arcs), np.full(1, whole, dtype=np.int8),
+                   np.zeros(0, dtype=np.int64) if whole else np.ascontiguousarray(remaining, dtype=np.int64))
         run_on_host_once(TARJAN, (self.graph.offsets, self.graph.indices, alive, label) + scratch, n)
         if whole:
             self.label = be.asarray(label)
