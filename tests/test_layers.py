@@ -10,6 +10,7 @@ functions count too: a deferred import is still a dependency):
     backends    the CPU and CUDA backends and their contract (backends/base.py)
     runner      program (vertex programs and their runner), results
     algorithms  one module per algorithm
+    distributed partitioned graphs and their algorithms over Dask workers
     surface     api, nx_backend, bench, cli, the package itself
 """
 
@@ -28,6 +29,7 @@ LAYERS = (
     ("backends",),
     ("program", "results"),
     ("algorithms",),
+    ("distributed",),
     ("api", "nx_backend", "bench", "cli", "__init__", "__main__"),
 )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .distributed.partition import is_distributed
 from .graph.graph import Graph
 
 __all__ = [
@@ -28,14 +29,20 @@ __all__ = [
 ]
 
 
-def _graph(graph: Any, weight: str | None = None) -> Graph:
+def _graph(graph: Any, weight: str | None = None, algorithm: str = "") -> Graph:
     """The graph argument as a Graph (`graphgear.graph.convert.as_graph`: a Graph as it is, a path or spec loaded, a
     NetworkX graph converted with the `weight` attribute, None unweighted); a GraphError naming anything else, and a
-    weight that is neither a name nor None (checked first, whatever the graph)."""
+    weight that is neither a name nor None (checked first, whatever the graph). A DistributedGraph reaches here only
+    for an algorithm without a distributed form: a GraphError says so."""
     from .algorithms._common import check_weight
     from .graph.convert import as_graph
 
-    return as_graph(graph, weight=check_weight(weight))
+    check_weight(weight)
+    if is_distributed(graph):
+        from .distributed.api import refuse
+
+        raise refuse(algorithm)
+    return as_graph(graph, weight=weight)
 
 
 def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any = "auto", strategy: Any = "auto",
@@ -44,6 +51,10 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
     ``depth_limit``: the deepest level searched, as networkx's bfs_edges(depth_limit=...). Top-down, bottom-up or
     direction-optimising by strategy; ``layout`` "degree" / "given" / "auto" as for pagerank (see
     `graphgear.algorithms.bfs`)."""
+    if is_distributed(graph):
+        from .distributed.api import bfs as distributed
+
+        return distributed(graph, source, depth_limit=depth_limit, backend=backend, strategy=strategy, layout=layout)
     from .algorithms.bfs import bfs as run
 
     return run(_graph(graph), source, depth_limit=depth_limit, backend=backend, strategy=strategy, layout=layout)
@@ -55,6 +66,11 @@ def sssp(graph: Any, source: Any, *, weight: str | None = "weight", cutoff: floa
     ``.predecessors``. ``weight``: the weights' attribute name, None for hop counts; ``cutoff``: distances above it are
     reported unreachable (the search stops there). ``method`` is "delta_stepping" (near-far), "bellman_ford" or
     "auto"; weights must be non-negative; hop counts run BFS; ``layout`` as for bfs."""
+    if is_distributed(graph):
+        from .distributed.api import sssp as distributed
+
+        return distributed(graph, source, weight=weight, cutoff=cutoff, method=method, delta=delta, backend=backend,
+                           strategy=strategy, layout=layout)
     from .algorithms.sssp import sssp as run
 
     return run(_graph(graph, weight), source, weight=weight, cutoff=cutoff, method=method, delta=delta, backend=backend,
@@ -69,6 +85,11 @@ def pagerank(graph: Any, alpha: float = 0.85, personalization: Any = None, max_i
     out-edges. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto"; ``layout``
     "degree" runs the power iteration on the graph renumbered by degree, "given" on the ids as they are, "auto" picks
     degree for large power-law graphs."""
+    if is_distributed(graph):
+        from .distributed.api import pagerank as distributed
+
+        return distributed(graph, alpha, personalization, max_iter, tol, nstart, weight, dangling, method=method,
+                           backend=backend, strategy=strategy, layout=layout)
     from .algorithms.pagerank import pagerank as run
 
     return run(_graph(graph, weight), alpha=alpha, personalization=personalization, max_iter=max_iter, tol=tol,
@@ -79,6 +100,10 @@ def pagerank(graph: Any, alpha: float = 0.85, personalization: Any = None, max_i
 def connected_components(graph: Any, *, method: str = "auto", backend: Any = "auto", strategy: Any = "auto") -> Any:
     """Weakly connected components: ``.labels`` numbered 0..C-1. ``method`` is "label_propagation", "afforest" or
     "auto"."""
+    if is_distributed(graph):
+        from .distributed.api import connected_components as distributed
+
+        return distributed(graph, method=method, backend=backend, strategy=strategy)
     from .algorithms.connected_components import connected_components as run
 
     return run(_graph(graph), method=method, backend=backend, strategy=strategy)
@@ -88,7 +113,7 @@ def strongly_connected_components(graph: Any, *, backend: Any = "auto", strategy
     """Strongly connected components by Multistep (trim, forward-backward, coloring): ``.labels`` 0..C-1."""
     from .algorithms.scc import strongly_connected_components as run
 
-    return run(_graph(graph), backend=backend, strategy=strategy)
+    return run(_graph(graph, algorithm="strongly_connected_components"), backend=backend, strategy=strategy)
 
 
 def betweenness_centrality(graph: Any, k: int | None = None, normalized: bool = True, weight: str | None = None,
@@ -100,7 +125,8 @@ def betweenness_centrality(graph: Any, k: int | None = None, normalized: bool = 
     Dijkstra's distances, ties where the float64 sums are equal, as networkx). ``.centrality``."""
     from .algorithms.betweenness import betweenness_centrality as run
 
-    return run(_graph(graph, weight), k=k, normalized=normalized, weight=weight, endpoints=endpoints, seed=seed,
+    return run(_graph(graph, weight, "betweenness_centrality"), k=k, normalized=normalized, weight=weight,
+               endpoints=endpoints, seed=seed,
                sources=sources, backend=backend, strategy=strategy)
 
 
@@ -109,7 +135,7 @@ def color_propagation(graph: Any, *, backend: Any = "auto", strategy: Any = "aut
     until nothing changes)."""
     from .algorithms.color_propagation import color_propagation as run
 
-    return run(_graph(graph), backend=backend, strategy=strategy)
+    return run(_graph(graph, algorithm="color_propagation"), backend=backend, strategy=strategy)
 
 
 ALGORITHMS = {

@@ -1,0 +1,198 @@
+"""Collectives between the ranks of a distributed run: NCCL on GPUs, a TCP mesh on CPUs.
+
+Every rank of a run holds one part of the graph (partition.py) and runs the same loop; between the steps of that loop
+the ranks exchange vertex arrays with the four collectives below, named as NCCL and MPI name them:
+
+    allgatherv      each rank contributes its slice of a vertex array, every rank receives the whole array
+                    (BFS's frontier bitmap, PageRank's contributions, CC's labels)
+    allreduce       an elementwise sum / min / max over the ranks (counts, a convergence test, a global min)
+    reduce_scatter  every rank contributes a whole vertex array, each receives the reduction of its own slice
+                    (BFS's top-down discoveries, SSSP's tentative distances)
+    alltoallv       each rank sends a list of arrays, one to every rank (edge records to the owner of their source,
+                    when a part is built on the workers); host memory only
+
+`NcclCollectives` runs them on the GPU through CuPy's NCCL bindings (cupy.cuda.nccl): allgatherv as one broadcast
+per rank and reduce_scatter as one reduce per rank inside an NCCL group, since the ranks' slices differ in size (as
+cuGraph's raft comms do). `HostCollectives` runs them on NumPy arrays over a full mesh of TCP connections made with
+the standard library's multiprocessing.connection (authenticated with a key the client draws), so that every
+distributed algorithm runs, and is tested, on CPU workers, and a GPU run builds its parts on the host first.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Client, Connection, Listener
+from typing import Any
+
+import numpy as np
+
+from ..errors import BackendError
+
+__all__ = ["HostCollectives", "NcclCollectives", "open_listener", "REDUCTIONS"]
+
+REDUCTIONS = ("sum", "min", "max")
+_NUMPY_REDUCE = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+WAIT_SECONDS = 3600.0  # a peer silent this long is taken for dead (a rank that failed outside a collective)
+
+
+def open_listener(host: str, authkey: bytes) -> tuple[Listener, tuple[str, int]]:
+    """A listening socket on `host` (any free port) for the mesh, and its address for the other ranks."""
+    listener = Listener((host, 0), authkey=authkey)
+    return listener, listener.address
+
+
+def _no_delay(conn: Connection) -> None:
+    """Send small messages at once (TCP_NODELAY): a collective's header and data are two writes, and Nagle's wait
+    for the first one's acknowledgement (delayed by the peer) would cost tens of milliseconds each round."""
+    sock = socket.socket(fileno=os.dup(conn.fileno()))
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    finally:
+        sock.close()
+
+
+class HostCollectives:
+    """The collectives on NumPy arrays over TCP: every pair of ranks holds one connection. Rank r connects to every
+    lower rank (each has finished its own connections by then and is accepting) and accepts every higher one, so the
+    mesh forms without a coordinator."""
+
+    def __init__(self, rank: int, size: int, listener: Listener | None, addresses: list[tuple[str, int]],
+                 authkey: bytes) -> None:
+        self.rank, self.size = rank, size
+        self.peers: dict[int, Connection] = {}
+        for p in range(rank):
+            conn = Client(tuple(addresses[p]), authkey=authkey)
+            conn.send(rank)
+            self.peers[p] = conn
+        for _ in range(rank + 1, size):
+            assert listener is not None
+            conn = listener.accept()
+            self.peers[int(conn.recv())] = conn
+        if listener is not None:
+            listener.close()
+        for conn in self.peers.values():
+            _no_delay(conn)
+        self._pool = ThreadPoolExecutor(max_workers=max(1, size - 1)) if size > 1 else None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------------------------------------ point to point
+    @staticmethod
+    def _send(conn: Connection, array: np.ndarray) -> None:
+        array = np.ascontiguousarray(array)
+        conn.send((array.dtype.str, array.shape))
+        if array.size:
+            conn.send_bytes(array.reshape(-1).view(np.uint8))
+
+    def _recv(self, p: int) -> np.ndarray:
+        conn = self.peers[p]
+        if not conn.poll(WAIT_SECONDS):
+            raise BackendError(f"rank {self.rank}: rank {p} sent nothing for {WAIT_SECONDS:.0f} s (did it fail?)")
+        dtype, shape = conn.recv()
+        out = np.empty(shape, dtype=np.dtype(dtype))
+        if out.size:
+            conn.recv_bytes_into(out.reshape(-1).view(np.uint8))
+        return out
+
+    def alltoallv(self, pieces: list[np.ndarray]) -> list[np.ndarray]:
+        """pieces[p] goes to rank p; returns what every rank sent to this one (its own piece as it is). The sends run
+        on threads while this thread receives, so large pieces cannot fill both sockets' buffers and stall."""
+        if len(pieces) != self.size:
+            raise ValueError(f"alltoallv needs {self.size} pieces, got {len(pieces)}")
+        with self._lock:
+            sends = [self._pool.submit(self._send, self.peers[p], pieces[p]) for p in self.peers] if self._pool else []
+            got = [pieces[p] if p == self.rank else self._recv(p) for p in range(self.size)]
+            for s in sends:
+                s.result()
+        return got
+
+    # ---------------------------------------------------------------------------------------------------- collectives
+    def allgatherv(self, local: np.ndarray, counts: Any = None) -> np.ndarray:
+        """Every rank's `local` concatenated in rank order (`counts` is implied by the pieces here)."""
+        return np.concatenate(self.alltoallv([local] * self.size))
+
+    def allreduce(self, array: np.ndarray, op: str = "sum") -> np.ndarray:
+        parts = self.alltoallv([np.asarray(array)] * self.size)
+        return _NUMPY_REDUCE[op].reduce(np.stack(parts), axis=0)
+
+    def reduce_scatter(self, array: np.ndarray, counts: np.ndarray, op: str = "sum") -> np.ndarray:
+        """The reduction over the ranks of this rank's slice of `array` (slices by `counts`, in rank order)."""
+        edges = np.concatenate(([0], np.cumsum(counts)))
+        parts = self.alltoallv([array[edges[p]:edges[p + 1]] for p in range(self.size)])
+        return _NUMPY_REDUCE[op].reduce(np.stack(parts), axis=0)
+
+    def close(self) -> None:
+        for conn in self.peers.values():
+            conn.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+
+
+class NcclCollectives:
+    """The collectives on CuPy arrays through NCCL (one communicator per run, made by every rank at once from the
+    unique id rank 0 drew). Each call is queued on the current stream; NCCL orders them."""
+
+    def __init__(self, rank: int, size: int, unique_id: Any) -> None:
+        from cupy.cuda import nccl
+
+        self.rank, self.size = rank, size
+        self.nccl = nccl
+        self.comm = nccl.NcclCommunicator(size, unique_id, rank)
+        self.ops = {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}
+        self.types = {"b": nccl.NCCL_INT8, "B": nccl.NCCL_UINT8, "i": nccl.NCCL_INT32, "I": nccl.NCCL_UINT32,
+                      "l": nccl.NCCL_INT64, "q": nccl.NCCL_INT64, "L": nccl.NCCL_UINT64, "Q": nccl.NCCL_UINT64,
+                      "f": nccl.NCCL_FLOAT32, "d": nccl.NCCL_FLOAT64, "?": nccl.NCCL_UINT8}
+
+    def _type(self, array: Any) -> int:
+        try:
+            return self.types[array.dtype.char]
+        except KeyError:
+            raise BackendError(f"NCCL has no type for {array.dtype}") from None
+
+    @staticmethod
+    def _stream() -> int:
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+
+    def allgatherv(self, local: Any, counts: np.ndarray) -> Any:
+        import cupy
+
+        edges = np.concatenate(([0], np.cumsum(counts)))
+        out = cupy.empty(int(edges[-1]), dtype=local.dtype)
+        out[edges[self.rank]:edges[self.rank + 1]] = local
+        t, s, item = self._type(out), self._stream(), out.dtype.itemsize
+        self.nccl.groupStart()
+        for root in range(self.size):
+            if counts[root]:
+                ptr = out.data.ptr + int(edges[root]) * item
+                self.comm.broadcast(ptr, ptr, int(counts[root]), t, root, s)
+        self.nccl.groupEnd()
+        return out
+
+    def allreduce(self, array: Any, op: str = "sum") -> Any:
+        import cupy
+
+        array = cupy.ascontiguousarray(array)
+        out = cupy.empty_like(array)
+        self.comm.allReduce(array.data.ptr, out.data.ptr, array.size, self._type(array), self.ops[op], self._stream())
+        return out
+
+    def reduce_scatter(self, array: Any, counts: np.ndarray, op: str = "sum") -> Any:
+        import cupy
+
+        edges = np.concatenate(([0], np.cumsum(counts)))
+        out = cupy.empty(int(counts[self.rank]), dtype=array.dtype)
+        t, s, item = self._type(array), self._stream(), array.dtype.itemsize
+        self.nccl.groupStart()
+        for root in range(self.size):
+            if counts[root]:
+                ptr = array.data.ptr + int(edges[root]) * item
+                self.comm.reduce(ptr, out.data.ptr, int(counts[root]), t, self.ops[op], root, s)
+        self.nccl.groupEnd()
+        return out
+
+    def close(self) -> None:
+        self.comm.destroy()

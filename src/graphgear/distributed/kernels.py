@@ -1,0 +1,331 @@
+"""The per-rank kernels of the distributed algorithms, one template on both sides (Slota et al.'s portability): numba
+for CPU ranks, CUDA C++ compiled by NVRTC through CuPy for GPU ranks, same names, same arguments.
+
+A rank's rows are its own vertices [lo, hi); the ids its arcs name are global. The kernels:
+
+    TDStep          top-down step (Beamer): every arc of the rank's frontier marks its target in a global byte map
+                    (the owners reduce it, comm.reduce_scatter)
+    BUStep          bottom-up step: every unvisited own vertex scans its in-edges until it meets the (all-gathered)
+                    frontier, and joins the next level
+    Relax           SSSP: every arc of the rank's frontier lowers its target's tentative distance in a global array
+    Hook            CC: each own vertex takes the least label over itself and its neighbours (Shiloach-Vishkin's
+                    hooking by min label; the shortcut is a gather, done by the caller)
+    LevelParents    BFS's predecessors: the smallest in-neighbour one level closer
+    TightParents    SSSP's predecessors: the smallest in-neighbour u with dist[u] + w = dist[v]
+
+On the GPU the frontier's arcs are spread over threads by a binary search of each thread's arc in the frontier's
+degree prefix sum (Busato & Bombieri's merge-path mapping, device-wide), so a hub's row costs no more than its arcs;
+the vertex kernels take one thread per vertex.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+__all__ = ["HostKernels", "DeviceKernels", "kernels_for"]
+
+
+# ------------------------------------------------------------------------------------------------------------ CPU
+@numba.njit(cache=True, nogil=True)
+def _td_step(offsets, indices, queue, mark):  # pragma: no cover - numba
+    arcs = 0
+    for i in queue:
+        for a in range(offsets[i], offsets[i + 1]):
+            mark[indices[a]] = 1
+        arcs += offsets[i + 1] - offsets[i]
+    return arcs
+
+
+@numba.njit(cache=True, nogil=True)
+def _bu_step(offsets, indices, dist, frontier, level, nxt):  # pragma: no cover - numba
+    found = 0
+    for v in range(dist.shape[0]):
+        if dist[v] < 0:
+            for a in range(offsets[v], offsets[v + 1]):
+                u = indices[a]
+                if frontier[u >> 3] & (128 >> (u & 7)):  # np.packbits' order: the first vertex in the high bit
+                    dist[v] = level + 1
+                    nxt[v] = 1
+                    found += 1
+                    break
+    return found
+
+
+@numba.njit(cache=True, nogil=True)
+def _relax(offsets, indices, weights, queue, dist, cand):  # pragma: no cover - numba
+    for i in queue:
+        d = dist[i]
+        for a in range(offsets[i], offsets[i + 1]):
+            nd = d + np.float64(weights[a]) if weights.shape[0] else d + 1.0
+            v = indices[a]
+            if nd < cand[v]:
+                cand[v] = nd
+
+
+@numba.njit(cache=True, nogil=True)
+def _hook(offsets, indices, labels, lo, out):  # pragma: no cover - numba
+    for i in range(out.shape[0]):
+        best = labels[lo + i]
+        for a in range(offsets[i], offsets[i + 1]):
+            x = labels[indices[a]]
+            if x < best:
+                best = x
+        if best < out[i]:
+            out[i] = best
+
+
+@numba.njit(cache=True, nogil=True)
+def _level_parents(offsets, indices, dist, lo, out):  # pragma: no cover - numba
+    for i in range(out.shape[0]):
+        d = dist[lo + i]
+        out[i] = -1
+        if d > 0:
+            best = -1
+            for a in range(offsets[i], offsets[i + 1]):
+                u = indices[a]
+                if dist[u] == d - 1 and (best < 0 or u < best):
+                    best = u
+            out[i] = best
+
+
+@numba.njit(cache=True, nogil=True)
+def _tight_parents(offsets, indices, weights, dist, lo, source, out):  # pragma: no cover - numba
+    for i in range(out.shape[0]):
+        v = lo + i
+        d = dist[v]
+        out[i] = -1
+        if v != source and d < np.inf:
+            best = -1
+            for a in range(offsets[i], offsets[i + 1]):
+                u = indices[a]
+                w = np.float64(weights[a]) if weights.shape[0] else 1.0
+                if dist[u] + w == d and u != v and (best < 0 or u < best):
+                    best = u
+            out[i] = best
+
+
+_EMPTY32 = np.zeros(0, dtype=np.float32)
+
+
+class HostKernels:
+    """The kernels on NumPy arrays (numba, compiled once and cached on disk)."""
+
+    xp = np
+
+    @staticmethod
+    def td_step(offsets: Any, indices: Any, queue: Any, mark: Any) -> int:
+        return int(_td_step(offsets, indices, queue, mark))
+
+    @staticmethod
+    def bu_step(offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, nxt: Any) -> int:
+        return int(_bu_step(offsets, indices, dist, frontier, level, nxt))
+
+    @staticmethod
+    def relax(offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
+        _relax(offsets, indices, _EMPTY32 if weights is None else weights, queue, dist, cand)
+
+    @staticmethod
+    def hook(offsets: Any, indices: Any, labels: Any, lo: int, out: Any) -> None:
+        _hook(offsets, indices, labels, lo, out)
+
+    @staticmethod
+    def level_parents(offsets: Any, indices: Any, dist: Any, lo: int, size: int) -> Any:
+        out = np.empty(size, dtype=np.int64)
+        _level_parents(offsets, indices, dist, lo, out)
+        return out
+
+    @staticmethod
+    def tight_parents(offsets: Any, indices: Any, weights: Any, dist: Any, lo: int, source: int, size: int) -> Any:
+        out = np.empty(size, dtype=np.int64)
+        _tight_parents(offsets, indices, _EMPTY32 if weights is None else weights, dist, lo, source, out)
+        return out
+
+
+# ------------------------------------------------------------------------------------------------------------ GPU
+CUDA_SOURCE = r"""
+// The frontier's arcs, one thread each: arc t of the frontier belongs to queue[k] for the last k with start[k] <= t
+// (start: the exclusive prefix sum of the frontier's degrees), found by binary search.
+__device__ __forceinline__ long long frontier_row(const long long* start, long long count, long long t) {
+  long long lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const long long mid = (lo + hi + 1) >> 1;
+    if (start[mid] <= t) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+template <typename I>
+__global__ void td_step(const long long* offsets, const I* indices, const long long* queue, const long long* start,
+                        long long count, long long arcs, unsigned char* mark) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < arcs; t += (long long)gridDim.x * blockDim.x) {
+    const long long k = frontier_row(start, count, t);
+    const long long a = offsets[queue[k]] + (t - start[k]);
+    mark[indices[a]] = 1;
+  }
+}
+
+template <typename I, typename W>
+__global__ void relax(const long long* offsets, const I* indices, const W* weights, const long long* queue,
+                      const long long* start, long long count, long long arcs, const double* dist, double* cand) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < arcs; t += (long long)gridDim.x * blockDim.x) {
+    const long long k = frontier_row(start, count, t);
+    const long long u = queue[k];
+    const long long a = offsets[u] + (t - start[k]);
+    const double nd = dist[u] + (weights ? (double)weights[a] : 1.0);
+    // non-negative doubles order as their bit patterns: an integer atomic min is a float min
+    atomicMin((unsigned long long*)&cand[indices[a]], (unsigned long long)__double_as_longlong(nd));
+  }
+}
+
+template <typename I>
+__global__ void bu_step(const long long* offsets, const I* indices, long long* dist, const unsigned char* frontier,
+                        long long level, unsigned char* nxt, unsigned long long* found, long long size) {
+  unsigned long long mine = 0;
+  for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
+    if (dist[v] >= 0) continue;
+    for (long long a = offsets[v]; a < offsets[v + 1]; ++a) {
+      const long long u = indices[a];
+      if (frontier[u >> 3] & (1u << (7 - (u & 7)))) { dist[v] = level + 1; nxt[v] = 1; ++mine; break; }
+    }
+  }
+  if (mine) atomicAdd(found, mine);
+}
+
+template <typename I, typename L>
+__global__ void hook(const long long* offsets, const I* indices, const L* labels, long long lo, L* out, long long size) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < size; i += (long long)gridDim.x * blockDim.x) {
+    L best = labels[lo + i];
+    for (long long a = offsets[i]; a < offsets[i + 1]; ++a) { const L x = labels[indices[a]]; if (x < best) best = x; }
+    if (best < out[i]) out[i] = best;
+  }
+}
+
+template <typename I>
+__global__ void level_parents(const long long* offsets, const I* indices, const long long* dist, long long lo,
+                              long long* out, long long size) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < size; i += (long long)gridDim.x * blockDim.x) {
+    const long long d = dist[lo + i];
+    long long best = -1;
+    if (d > 0)
+      for (long long a = offsets[i]; a < offsets[i + 1]; ++a) {
+        const long long u = indices[a];
+        if (dist[u] == d - 1 && (best < 0 || u < best)) best = u;
+      }
+    out[i] = best;
+  }
+}
+
+template <typename I, typename W>
+__global__ void tight_parents(const long long* offsets, const I* indices, const W* weights, const double* dist,
+                              long long lo, long long source, long long* out, long long size) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < size; i += (long long)gridDim.x * blockDim.x) {
+    const long long v = lo + i;
+    const double d = dist[v];
+    long long best = -1;
+    if (v != source && d < __longlong_as_double(0x7ff0000000000000LL))
+      for (long long a = offsets[i]; a < offsets[i + 1]; ++a) {
+        const long long u = indices[a];
+        const double w = weights ? (double)weights[a] : 1.0;
+        if (dist[u] + w == d && u != v && (best < 0 || u < best)) best = u;
+      }
+    out[i] = best;
+  }
+}
+"""
+
+_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long", np.dtype(np.float32): "float",
+          np.dtype(np.float64): "double"}
+_BLOCK = 256
+
+
+class DeviceKernels:
+    """The kernels on CuPy arrays (CUDA_SOURCE, one NVRTC module compiled per process and cached by CuPy)."""
+
+    def __init__(self) -> None:
+        import cupy
+
+        self.xp = cupy
+        names = []
+        for i in ("int", "long long"):
+            names += [f"td_step<{i}>", f"bu_step<{i}>", f"level_parents<{i}>"]
+            for w in ("float", "double"):
+                names += [f"relax<{i}, {w}>", f"tight_parents<{i}, {w}>"]
+            for label in ("int", "long long"):
+                names.append(f"hook<{i}, {label}>")
+        self.module = cupy.RawModule(code=CUDA_SOURCE, options=("-std=c++17",), name_expressions=names)
+        self.sm = cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+    def _fn(self, name: str, *arrays: Any) -> Any:
+        types = ", ".join(_TYPES[a.dtype] for a in arrays)
+        return self.module.get_function(f"{name}<{types}>")
+
+    def _grid(self, work: int) -> tuple[int]:
+        return (max(1, min((work + _BLOCK - 1) // _BLOCK, self.sm * 32)),)
+
+    def _starts(self, offsets: Any, queue: Any) -> tuple[Any, int]:
+        cp = self.xp
+        degrees = offsets[queue + 1] - offsets[queue]
+        start = cp.cumsum(degrees) - degrees
+        arcs = int(start[-1] + degrees[-1]) if queue.size else 0
+        return start, arcs
+
+    def td_step(self, offsets: Any, indices: Any, queue: Any, mark: Any) -> int:
+        start, arcs = self._starts(offsets, queue)
+        if arcs:
+            self._fn("td_step", indices)(self._grid(arcs), (_BLOCK,),
+                                         (offsets, indices, queue, start, np.int64(queue.size), np.int64(arcs), mark))
+        return arcs
+
+    def bu_step(self, offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, nxt: Any) -> int:
+        found = self.xp.zeros(1, dtype=np.uint64)
+        size = dist.shape[0]
+        if size:
+            self._fn("bu_step", indices)(self._grid(size), (_BLOCK,),
+                                         (offsets, indices, dist, frontier, np.int64(level), nxt, found,
+                                          np.int64(size)))
+        return int(found[0])
+
+    def relax(self, offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
+        start, arcs = self._starts(offsets, queue)
+        if arcs:
+            w = weights if weights is not None else self.xp.zeros(0, dtype=np.float32)
+            self._fn("relax", indices, w)(self._grid(arcs), (_BLOCK,),
+                                          (offsets, indices, w if weights is not None else np.uint64(0), queue, start,
+                                           np.int64(queue.size), np.int64(arcs), dist, cand))
+
+    def hook(self, offsets: Any, indices: Any, labels: Any, lo: int, out: Any) -> None:
+        if out.size:
+            self._fn("hook", indices, labels)(self._grid(out.size), (_BLOCK,),
+                                              (offsets, indices, labels, np.int64(lo), out, np.int64(out.size)))
+
+    def level_parents(self, offsets: Any, indices: Any, dist: Any, lo: int, size: int) -> Any:
+        out = self.xp.empty(size, dtype=np.int64)
+        if size:
+            self._fn("level_parents", indices)(self._grid(size), (_BLOCK,),
+                                               (offsets, indices, dist, np.int64(lo), out, np.int64(size)))
+        return out
+
+    def tight_parents(self, offsets: Any, indices: Any, weights: Any, dist: Any, lo: int, source: int,
+                      size: int) -> Any:
+        out = self.xp.empty(size, dtype=np.int64)
+        if size:
+            w = weights if weights is not None else self.xp.zeros(0, dtype=np.float32)
+            self._fn("tight_parents", indices, w)(self._grid(size), (_BLOCK,),
+                                                  (offsets, indices, w if weights is not None else np.uint64(0), dist,
+                                                   np.int64(lo), np.int64(source), out, np.int64(size)))
+        return out
+
+
+_DEVICE: list[DeviceKernels] = []
+
+
+def kernels_for(backend: str) -> Any:
+    """The kernels of a rank's backend (the GPU module built once per worker process)."""
+    if backend != "cuda":
+        return HostKernels
+    if not _DEVICE:
+        _DEVICE.append(DeviceKernels())
+    return _DEVICE[0]

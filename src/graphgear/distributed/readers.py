@@ -1,0 +1,369 @@
+"""Parts built on the workers, in parallel: each rank reads its byte range of a file (or draws its share of a
+generator's records), the records travel to the owners of their vertices, and each owner builds its rows.
+
+    edge list   (a plain one: ``u v [w]`` lines, ``#``/``%`` comments, no header row, no KONECT or SNAP count
+                lines, not gzipped) rank r parses the lines that start in bytes [r S / P, (r + 1) S / P) of the
+                file with the same scanner as gg.load (graph/io/scan.py); line numbers in errors are the file's
+    .npz        graphgear's binary CSR (stored, uncompressed members): rank r reads the offsets, then only its rows
+                of indices and weights; a directed graph's in-edges are sent to their owners
+    kron / rmat rank r draws records [r M / P, (r + 1) M / P) of ``kron:SCALE...`` exactly as gg.load draws them
+                (the PCG64 stream advanced to its first record's draws), so the graph is gg.load's
+
+Then, as `gg.load` builds: the ranks' record counts per vertex (an allreduce) give the balanced bounds
+(partition.balanced_bounds); every record goes to the owner of its source (comm alltoallv, in file order), both
+directions of each edge on an undirected graph; each owner builds its CSR rows with graph.build.build_csr (self-loops
+and duplicate arcs dropped, a duplicate keeping its least weight) and, on a directed graph, its CSC rows from the
+records sent to the owner of their target. An edge list whose ids leave gaps is renumbered as gg.load renumbers it
+(the ids named, in increasing order; they become the graph's labels).
+
+A format not listed here (Matrix Market, DIMACS, METIS, CSV with a header row, KONECT, gzip) is loaded by the client
+and scattered: `read_in_parallel` says whether it took the path.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import GraphgearError
+from ..graph.build import build_csr
+from .partition import DistributedGraph, Part, balanced_bounds
+
+__all__ = ["read_in_parallel"]
+
+
+def read_in_parallel(dg: DistributedGraph, path_or_spec: Any, directed: bool | None) -> bool:
+    """Build `dg`'s parts on its workers when the file or spec allows it (see the module notes); False otherwise,
+    with nothing made."""
+    text = os.fsdecode(os.fspath(path_or_spec))
+    if not os.path.exists(text):
+        from ..graph.generate import is_spec, parse_spec
+
+        if not is_spec(text):
+            return False
+        spec = parse_spec(text)
+        if spec.kind not in ("kron", "rmat"):
+            return False
+        graph_directed = spec.kind == "rmat" if directed is None else bool(directed)
+        _build(dg, _kron_records, (str(spec), graph_directed), graph_directed, name=str(spec),
+               weighted=spec.weighted)
+        return True
+    path = Path(text)
+    from ..graph.io import detect_format
+
+    fmt = detect_format(path)
+    if fmt == "npz":
+        _npz(dg, path, directed)
+        return True
+    if fmt == "edgelist" and not path.name.endswith(".gz"):
+        plan = _edgelist_plan(path)
+        if plan is None:
+            return False
+        graph_directed = plan["directed"] if directed is None else bool(directed)
+        _build(dg, _edgelist_records, (str(path), plan), graph_directed, name=path.name,
+               weighted=plan["ncols"] >= 3, renumber=True)
+        return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------------- the shared build
+def _build(dg: DistributedGraph, records: Any, args: tuple, directed: bool, *, name: str, weighted: bool,
+           renumber: bool = False) -> None:
+    futures = dg.spmd(_build_rank, records, args, directed, renumber, keep=True)
+    meta = dg.client.gather([dg.client.submit(_meta, f, pure=False) for f in futures])
+    dg.parts = futures
+    dg.bounds = meta[0]["bounds"]
+    dg.num_vertices = meta[0]["n"]
+    dg.num_arcs = sum(m["arcs"] for m in meta)
+    dg.directed, dg.weighted, dg.name = directed, weighted, name
+    dg.vertex_ids = meta[0]["labels"]
+
+
+def _meta(part: Part) -> dict:
+    return {"bounds": part.bounds, "n": part.n, "arcs": part.num_arcs, "labels": getattr(part, "labels", None)}
+
+
+def _agree(ctx: Any, error: BaseException | None) -> None:
+    """Every rank raises the error of the lowest rank that failed (a bad line in rank 2's range fails them all), so
+    no rank waits in a collective for one that left."""
+    blob = np.frombuffer(pickle.dumps(error), dtype=np.uint8)
+    replies = ctx.host.alltoallv([blob] * ctx.size)
+    for reply in replies:
+        failed = pickle.loads(reply.tobytes())
+        if failed is not None:
+            raise failed
+
+
+def _guarded(ctx: Any, work: Any) -> Any:
+    """`work()`'s value, after every rank has finished its own: the lowest failed rank's error is raised on all."""
+    error, value = None, None
+    try:
+        value = work()
+    except GraphgearError as exc:
+        error = exc
+    _agree(ctx, error)
+    return value
+
+
+def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool) -> Part:
+    host, P = ctx.host, ctx.size
+    src, dst, weights, n = records(ctx, *args)
+    labels = None
+    if renumber:  # ids with gaps: the ids named, in increasing order, become 0..V-1 (gg.load's compact_ids)
+        named = np.zeros(n, dtype=np.uint8)
+        named[src] = 1
+        named[dst] = 1
+        named = host.allreduce(named, "max")
+        if not named.all():
+            rank_of = np.cumsum(named, dtype=np.int64) - 1
+            labels = np.flatnonzero(named).astype(np.int64)
+            src, dst, n = rank_of[src], rank_of[dst], int(labels.size)
+    loops = src == dst  # dropped as gg.load drops them (build_csr below sees local row ids, not the vertices)
+    if loops.any():
+        keep = ~loops
+        src, dst, weights = src[keep], dst[keep], None if weights is None else weights[keep]
+    if not directed:  # both arcs of every edge
+        src, dst = np.concatenate((src, dst)), np.concatenate((dst, src))
+        weights = None if weights is None else np.concatenate((weights, weights))
+    load = np.bincount(src, minlength=n).astype(np.int64)
+    if directed:
+        load += np.bincount(dst, minlength=n)
+    bounds = balanced_bounds(host.allreduce(load, "sum"), P)
+    rows = _to_owners(host, bounds, src, dst, weights)
+    lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
+    offsets, indices, w, _ = build_csr(rows[0] - lo, rows[1], rows[2], max(n, 1), True, keep_self_loops=True)
+    out = Part(lo, hi, n, directed, bounds, np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w)
+    if directed:
+        cols = _to_owners(host, bounds, dst, src, weights)
+        offsets, indices, w, _ = build_csr(cols[0] - lo, cols[1], cols[2], max(n, 1), True, keep_self_loops=True)
+        out.in_offsets, out.in_indices, out.in_weights = np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w
+    out.labels = labels
+    return out
+
+
+def _to_owners(host: Any, bounds: np.ndarray, key: np.ndarray, other: np.ndarray, weights: np.ndarray | None) -> list:
+    """The records (key, other, weight) each rank owns by `key`, gathered there in rank order then record order."""
+    owner = np.searchsorted(bounds, key, side="right") - 1
+    order = np.argsort(owner, kind="stable")
+    cuts = np.searchsorted(owner[order], np.arange(host.size + 1))
+    out = []
+    for column in (key, other, weights):
+        if column is None:
+            out.append(None)
+            continue
+        sorted_column = column[order]
+        got = host.alltoallv([sorted_column[cuts[p]:cuts[p + 1]] for p in range(host.size)])
+        out.append(np.concatenate(got))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------- generators
+def _kron_records(ctx: Any, spec_text: str, directed: bool) -> tuple:
+    """Records [r M / P, (r + 1) M / P) of a kron/rmat spec, drawn as graph.generate draws them."""
+    from ..graph.generate import INITIATOR, _kronecker_chunk, _threshold, _weights, parse_spec
+
+    spec = parse_spec(spec_text)
+    scale, edge_factor = int(spec.params[0]), int(spec.params[1])
+    n, m = 1 << scale, edge_factor << scale
+    first, last = m * ctx.rank // ctx.size, m * (ctx.rank + 1) // ctx.size
+    a, b, c = INITIATOR
+    ab = a + b
+    t_ab, t_a, t_c = _threshold(ab), _threshold(a / ab), _threshold(c / (1.0 - ab))
+    rng = np.random.default_rng(spec.seed)
+    perm = rng.permutation(n).astype(np.int64)
+    bits = rng.bit_generator
+    buffered = {k: bits.state[k] for k in ("has_uint32", "uinteger")}  # advance() drops the 32-bit buffer
+
+    def advance(draws: int) -> None:
+        bits.advance(draws)
+        state = bits.state
+        state.update(buffered)
+        bits.state = state
+
+    advance(first * scale)
+    src = np.empty(last - first, dtype=np.int64)
+    dst = np.empty(last - first, dtype=np.int64)
+    chunk = max(1, (1 << 20) // scale)
+    for start in range(0, last - first, chunk):
+        count = min(chunk, last - first - start)
+        _kronecker_chunk(bits.random_raw(count * scale), scale, t_ab, t_a, t_c, perm, src, dst, start, count)
+    weights = None
+    if spec.weighted:  # drawn after every record's bits, as one array: each rank draws it whole and keeps its slice
+        advance((m - last) * scale)
+        weights = np.ascontiguousarray(_weights(rng, m)[first:last])
+    return src, dst, weights, n
+
+
+# --------------------------------------------------------------------------------------------------------- .npz
+def _npz(dg: DistributedGraph, path: Path, directed: bool | None) -> None:
+    futures = dg.spmd(_npz_rank, str(path), directed, keep=True)
+    meta = dg.client.gather([dg.client.submit(_npz_meta, f, pure=False) for f in futures])
+    dg.parts = futures
+    dg.bounds = meta[0]["bounds"]
+    dg.num_vertices, dg.num_arcs = meta[0]["n"], sum(m["arcs"] for m in meta)
+    dg.directed, dg.weighted = meta[0]["directed"], meta[0]["weighted"]
+    dg.vertex_ids, dg.name = meta[0]["labels"], meta[0]["name"]
+
+
+def _npz_meta(part: Part) -> dict:
+    return {"bounds": part.bounds, "n": part.n, "arcs": part.num_arcs, "directed": part.directed,
+            "weighted": part.weights is not None, "labels": part.labels, "name": part.name}
+
+
+def _read_range(members: Any, name: str, first: int, last: int) -> np.ndarray:
+    """Elements [first, last) of a 1-D member, read from its stored bytes (its header checked by NpzMembers)."""
+    from ..errors import GraphFormatError
+
+    info = members.infos[name]
+    with members._zip.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = header(member, max_header_size=10_000)
+        if len(shape) != 1 or not 0 <= first <= last <= shape[0]:
+            raise GraphFormatError(members.path, None, f"array {name!r} of shape {shape} has no elements "
+                                   f"[{first}, {last})")
+        member.seek(member.tell() + first * dtype.itemsize)
+        data = member.read((last - first) * dtype.itemsize)
+        if len(data) != (last - first) * dtype.itemsize:
+            raise GraphFormatError(members.path, None, f"array {name!r} ends early")
+    return np.frombuffer(data, dtype=dtype).astype(dtype.newbyteorder("="), copy=True)
+
+
+def _npz_rank(ctx: Any, part: None, path_text: str, directed: bool | None) -> Part:
+    from ..errors import GraphFormatError
+    from ..graph.io.npz import FORMAT_TAG, NpzMembers
+
+    path = Path(path_text)
+    error, made = None, None
+    try:
+        with NpzMembers(path) as members:
+            if "format" not in members.infos or str(members.scalar("format")) != FORMAT_TAG:
+                raise GraphFormatError(path, None, f"not a graphgear .npz graph (no {FORMAT_TAG!r} format tag)")
+            offsets = members.array("offsets")
+            stored_directed = bool(members.scalar("directed"))
+            name = str(members.scalar("name"))
+            labels = members.array("vertex_ids") if "vertex_ids" in members.infos else None
+            n = offsets.shape[0] - 1
+            if n < 0 or offsets[0] != 0 or (np.diff(offsets) < 0).any():
+                raise GraphFormatError(path, None, "array 'offsets' must start at 0 and never decrease")
+            graph_directed = stored_directed if directed is None else bool(directed)
+            if graph_directed != stored_directed:
+                raise GraphFormatError(path, None, "a distributed read keeps the file's direction; load it with "
+                                       "gg.load(path, directed=...) and partition that Graph instead")
+            bounds = balanced_bounds(np.diff(offsets), ctx.size)  # by out-arcs: the in-degrees are not read
+            lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
+            a, b = int(offsets[lo]), int(offsets[hi])
+            indices = _read_range(members, "indices", a, b)
+            if indices.size and (indices.min() < 0 or indices.max() >= n):
+                raise GraphFormatError(path, None, f"array 'indices' holds a vertex id outside 0..{n - 1}")
+            weights = _read_range(members, "weights", a, b).astype(np.float32) if "weights" in members.infos \
+                else None
+        made = (offsets, indices, weights, n, bounds, graph_directed, name, labels)
+    except GraphgearError as exc:
+        error = exc
+    _agree(ctx, error)
+    offsets, indices, weights, n, bounds, graph_directed, name, labels = made
+    lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
+    out = Part(lo, hi, n, graph_directed, bounds, offsets[lo:hi + 1] - offsets[lo], indices, weights)
+    if graph_directed:  # the in-edges: every arc to the owner of its target, built there into CSC rows
+        rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(out.offsets))
+        cols = _to_owners(ctx.host, bounds, indices.astype(np.int64), rows, weights)
+        in_offsets, in_indices, in_weights, _ = build_csr(cols[0] - lo, cols[1], cols[2], max(n, 1), True,
+                                                          keep_self_loops=True, keep_duplicates=True)
+        out.in_offsets, out.in_indices, out.in_weights = in_offsets[:hi - lo + 1].copy(), in_indices, in_weights
+    out.labels, out.name = labels, name
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------- edge lists
+def _edgelist_plan(path: Path) -> dict | None:
+    """What the parallel read needs from a plain edge list's head (first data line, columns, direction), or None
+    when the file has what only gg.load reads (a header row, KONECT or SNAP count lines)."""
+    from ..graph.io import edgelist as el
+    from ..graph.io.source import read_head
+    from ..graph.io.text import direction_hint, first_line, is_real, split_fields, top_comments
+
+    head = read_head(path, 1 << 16)
+    if el._KONECT.fullmatch(bytes(head[: head.find(b"\n") if b"\n" in head else len(head)])):
+        return None
+    first = first_line(head, el._is_comment, cut=b"#%")
+    if first is None or first.offset + len(first.content) >= len(head):
+        return None  # only comments in the head, or a first line longer than it: gg.load reads those
+    comments = top_comments(head, el._is_comment, first.offset)
+    if any(el._NODES.search(c.content) or el._EDGES.search(c.content) for c in comments):
+        return None
+    comma = b"," in first.content
+    fields = split_fields(first.content, comma)
+    if not any(is_real(f) for f in fields) or len(fields) not in (2, 3) or (comma and not all(fields)):
+        return None
+    if path.name.lower().endswith(".wel") and len(fields) != 3:
+        return None
+    hint = direction_hint(comments)
+    return {"offset": first.offset, "line": first.number, "comma": comma, "ncols": len(fields),
+            "directed": True if hint is None else hint}
+
+
+def _edgelist_records(ctx: Any, path_text: str, plan: dict) -> tuple:
+    """Rank r's lines: those whose first byte lies in its byte range of the body, parsed by graph/io/scan.py. Each
+    local phase ends in `_agree`, so a bad line fails every rank at the same collective."""
+    from ..errors import GraphFormatError
+    from ..graph.io import scan
+    from ..graph.io.source import open_regular, os_error
+    from ..graph.io.text import check_weights, line_text, scan_message
+
+    path = Path(path_text)
+
+    def read() -> bytearray:
+        body, size = plan["offset"], os.path.getsize(path)
+        begin = body + (size - body) * ctx.rank // ctx.size
+        end = body + (size - body) * (ctx.rank + 1) // ctx.size
+        first = max(begin - 1, 0)  # the byte before the range: a line end there means a line starts at `begin`
+        try:
+            with os.fdopen(open_regular(path), "rb") as f:
+                f.seek(first)
+                raw = bytearray(f.read(end - first))
+                while end < size and raw and not raw.endswith(b"\n"):  # the last line that starts in the range
+                    piece = f.read(1 << 16)
+                    if not piece:
+                        break
+                    cut = piece.find(b"\n")
+                    raw += piece if cut < 0 else piece[: cut + 1]
+        except OSError as exc:
+            raise os_error(path, exc) from None
+        if begin == 0:
+            return raw
+        cut = raw.find(b"\n")
+        return raw[cut + 1:] if cut >= 0 else bytearray()
+
+    text = _guarded(ctx, read)
+    counts = ctx.host.alltoallv([np.asarray([text.count(b"\n")], dtype=np.int64)] * ctx.size)
+    line0 = plan["line"] + int(sum(int(c[0]) for c in counts[: ctx.rank]))
+    ncols, comma = plan["ncols"], plan["comma"]
+
+    def parse() -> tuple:
+        buf = scan.as_buffer(text)
+        result = scan.scan_edges(buf, 0, line0, scan.MODE_EDGES, comma, ncols)
+        if isinstance(result, scan.ScanError):
+            columns = ("source", "target", "weight")[:ncols]
+            raise GraphFormatError(path, result.line, scan_message(result, columns), line_text(text, result.offset))
+        src, dst, weights = result
+
+        def locate(i: int) -> Any:
+            return scan.locate_record(buf, 0, line0, scan.MODE_EDGES, comma, ncols, i)
+
+        weights = check_weights(path, text, weights if ncols >= 3 else None, locate)
+        bad = np.flatnonzero((src < 0) | (dst < 0))
+        if bad.size:
+            at = locate(int(bad[0]))
+            value = int(src[bad[0]] if src[bad[0]] < 0 else dst[bad[0]])
+            raise GraphFormatError(path, at.line, f"vertex id {value} is negative", line_text(text, at.offset))
+        return src, dst, weights
+
+    src, dst, weights = _guarded(ctx, parse)
+    top = int(max(src.max(), dst.max())) if src.size else -1
+    n = int(ctx.host.allreduce(np.asarray([top + 1], dtype=np.int64), "max")[0])
+    return src, dst, weights, max(n, 0)

@@ -1,0 +1,242 @@
+"""Distributed graphs over Dask workers (issue 25): 1, 2 and 4 workers give the single-process results for every
+distributed algorithm on generated and real graphs; the parallel readers build gg.load's graph; bad input fails every
+rank with the file's line and leaves nothing behind."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import numpy as np
+import pytest
+
+import graphgear as gg
+from graphgear.algorithms.verify import verify_bfs
+from graphgear.errors import GraphError, GraphFormatError, StrategyError
+
+from conftest import REAL_GRAPHS, real_graph
+
+distributed = pytest.importorskip("distributed")
+from graphgear.distributed import local_cluster, partition  # noqa: E402
+
+WORKERS = (1, 2, 4)
+GENERATED = ("kron:9:w", "rmat:9:8:w", "grid:24:24:0.7:w", "er:600:3:w", "kron:8:w:seed=3")
+
+
+@pytest.fixture(scope="module")
+def client():
+    c = local_cluster(4, processes=False)
+    yield c
+    c.close()
+
+
+def _workers(client, k):
+    return sorted(client.scheduler_info(n_workers=-1)["workers"])[:k]
+
+
+def _same_results(g, dg, source=0):
+    """`source` is an internal index; the calls name it by its label, as a user would."""
+    label = source if g.vertex_ids is None else g.vertex_ids[source].item()
+    b1, b2 = gg.bfs(g, label), gg.bfs(dg, label)
+    assert np.array_equal(b1.distances, b2.distances)
+    verify_bfs(g, source, b2.distances, predecessors=b2.predecessors)
+    if g.weighted:
+        s1, s2 = gg.sssp(g, label), gg.sssp(dg, label)
+        assert np.array_equal(s1.distances, s2.distances)
+        assert np.array_equal(s1.predecessors, s2.predecessors)
+    c1, c2 = gg.connected_components(g), gg.connected_components(dg)
+    assert np.array_equal(c1.labels, c2.labels)
+    for weight in ("weight", None):
+        r1, r2 = gg.pagerank(g, weight=weight), gg.pagerank(dg, weight=weight)
+        assert r1.iterations == r2.iterations
+        np.testing.assert_allclose(r2.ranks, r1.ranks, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("k", WORKERS)
+@pytest.mark.parametrize("spec", GENERATED)
+def test_generated_graphs_scattered(client, spec, k):
+    g = gg.load(spec)
+    with partition(g, client, workers=_workers(client, k)) as dg:
+        assert dg.size == k and dg.num_vertices == g.num_vertices and dg.num_arcs == g.num_arcs
+        assert dg.bounds[0] == 0 and dg.bounds[-1] == g.num_vertices and (np.diff(dg.bounds) >= 0).all()
+        assert (dg.bounds[1:-1] % 8 == 0).all()
+        _same_results(g, dg, source=int(np.argmax(g.out_degree())))
+
+
+@pytest.mark.parametrize("k", WORKERS)
+@pytest.mark.parametrize("spec", ("kron:9:w", "rmat:9:8:w", "kron:9", "rmat:8:4:seed=5"))
+def test_generator_drawn_on_the_workers_is_gg_load_graph(client, spec, k):
+    g = gg.load(spec)
+    with partition(spec, client, workers=_workers(client, k)) as dg:
+        h = dg.to_graph()
+        assert h.directed == g.directed and np.array_equal(h.offsets, g.offsets)
+        assert np.array_equal(h.indices, g.indices)
+        assert (g.weights is None and h.weights is None) or np.array_equal(h.weights, g.weights)
+        _same_results(g, dg)
+
+
+@pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
+def test_real_graphs(client, name):
+    g = gg.load(real_graph(name))
+    for k in (2, 4):
+        with partition(g, client, workers=_workers(client, k)) as dg:
+            _same_results(g, dg, source=int(np.argmax(g.out_degree())))
+
+
+@pytest.mark.parametrize("k", WORKERS)
+def test_edge_list_read_in_byte_ranges(client, tmp_path, k):
+    rng = np.random.default_rng(1)
+    src = rng.integers(0, 400, 3000) * 3 + 7  # ids with gaps: renumbered as gg.load renumbers them
+    dst = rng.integers(0, 400, 3000) * 3 + 7
+    w = rng.integers(1, 50, 3000)
+    lines = ["# directed", "% a comment"] + [f"{a}\t{b}\t{c}" for a, b, c in zip(src, dst, w)]
+    lines.insert(1500, "# a comment in the middle")
+    lines.insert(900, "")
+    path = tmp_path / "graph.txt"
+    path.write_text("\n".join(lines) + "\n")
+    g = gg.load(path)
+    with partition(path, client, workers=_workers(client, k)) as dg:
+        h = dg.to_graph()
+        assert h.directed and np.array_equal(h.offsets, g.offsets) and np.array_equal(h.indices, g.indices)
+        assert np.array_equal(h.weights, g.weights) and np.array_equal(dg.vertex_ids, g.vertex_ids)
+        label = int(g.vertex_ids[5])
+        assert gg.bfs(dg, label).to_dict() == gg.bfs(g, label).to_dict()
+
+
+def test_edge_list_without_gaps_and_undirected(client, tmp_path):
+    g = gg.load("grid:20:20:0.8:w")
+    path = tmp_path / "grid.el"
+    gg.save(g, path)
+    with partition(path, client, directed=False) as dg:
+        h = dg.to_graph()
+        assert not h.directed and np.array_equal(h.indices, gg.load(path, directed=False).indices)
+
+
+@pytest.mark.parametrize("k", (1, 3, 4))
+def test_npz_read_by_rows(client, tmp_path, k):
+    for spec in ("rmat:9:8:w", "kron:9"):
+        g = gg.load(spec)
+        path = tmp_path / "g.npz"
+        gg.save(g, path)
+        with partition(path, client, workers=_workers(client, k)) as dg:
+            h = dg.to_graph()
+            assert h.directed == g.directed and np.array_equal(h.offsets, g.offsets)
+            assert np.array_equal(h.indices, g.indices)
+            _same_results(g, dg)
+
+
+def test_formats_without_a_parallel_reader_are_scattered(client, tmp_path):
+    g = gg.load("grid:10:10:w")
+    for name in ("g.mtx", "g.gr", "g.txt.gz"):
+        gg.save(g, tmp_path / name)
+        with partition(tmp_path / name, client) as dg:
+            assert np.array_equal(dg.to_graph().indices, gg.load(tmp_path / name).indices)
+
+
+@pytest.mark.parametrize("k", (1, 2, 4))
+def test_bad_line_fails_every_rank_with_the_files_line(client, tmp_path, k):
+    lines = [f"{i} {i + 1} 1.5" for i in range(2000)]
+    lines[1733] = "1733 17x4 2.0"
+    path = tmp_path / "bad.txt"
+    path.write_text("# a header comment\n" + "\n".join(lines) + "\n")
+    with pytest.raises(GraphFormatError) as err:
+        gg.load(path)
+    with pytest.raises(GraphFormatError) as got:
+        partition(path, client, workers=_workers(client, k))
+    assert got.value.line == err.value.line == 1735 and "17x4" in str(got.value)
+    # nothing half-made stays on the workers: the next partition and run work
+    with partition("kron:8", client, workers=_workers(client, k)) as dg:
+        assert gg.bfs(dg, 0).distances.shape == (256,)
+
+
+def test_negative_id_and_overflowing_weight(client, tmp_path):
+    path = tmp_path / "neg.txt"
+    path.write_text("\n".join(["0 1", "1 2", "2 -3", "3 4"]) + "\n")
+    with pytest.raises(GraphFormatError, match="line 3"):
+        partition(path, client)
+    path.write_text("\n".join(["0 1 1", "1 2 1e300", "2 3 1"]) + "\n")
+    with pytest.raises(GraphFormatError, match="line 2"):
+        partition(path, client)
+
+
+def test_mistakes_are_refused_before_any_rank_runs(client):
+    g = gg.load("kron:8:w")
+    with pytest.raises(GraphError, match="Client"):
+        partition(g, "tcp://nowhere:1")
+    with partition(g, client) as dg:
+        with pytest.raises(GraphError, match="out of range"):
+            gg.bfs(dg, 10_000)
+        with pytest.raises(StrategyError):
+            gg.bfs(dg, 0, strategy="direction=pull")
+        with pytest.raises(GraphError, match="DistributedGraph"):
+            gg.betweenness_centrality(dg)
+        with pytest.raises(GraphError, match="backend"):
+            gg.pagerank(dg, backend="cuda")
+        with pytest.raises(GraphError, match="personalization"):
+            gg.pagerank(dg, personalization={99999: 1.0})
+        assert gg.bfs(dg, 0).distances[0] == 0  # still usable after the refusals
+    with pytest.raises(GraphError, match="closed"):
+        gg.bfs(dg, 0)
+
+
+def test_arguments_as_single_process(client):
+    g = gg.load("grid:16:16:w")
+    with partition(g, client) as dg:
+        assert np.array_equal(gg.bfs(dg, 3, depth_limit=4).distances, gg.bfs(g, 3, depth_limit=4).distances)
+        for cutoff in (0, 40.5, 300):
+            a, b = gg.sssp(g, 3, cutoff=cutoff), gg.sssp(dg, 3, cutoff=cutoff)
+            assert np.array_equal(a.distances, b.distances)
+        a, b = gg.sssp(g, 3, weight=None), gg.sssp(dg, 3, weight=None)
+        assert np.array_equal(a.distances, b.distances)
+        a, b = gg.sssp(g, 3, method="bellman_ford"), gg.sssp(dg, 3, delta=7.0)
+        assert np.array_equal(a.distances, b.distances)
+        p = {0: 1.0, 5: 3.0}
+        np.testing.assert_allclose(gg.pagerank(dg, 0.9, p, dangling={1: 1.0}).ranks,
+                                   gg.pagerank(g, 0.9, p, dangling={1: 1.0}).ranks, rtol=1e-12)
+        with pytest.raises(GraphError, match="did not converge"):
+            gg.pagerank(dg, max_iter=2)
+        assert gg.bfs(dg, 0).trace.rows and gg.pagerank(dg).trace.rows
+
+
+def test_zero_weights_take_the_tight_tree(client):
+    g = gg.Graph.from_edges([0, 1, 2, 1, 3], [1, 2, 1, 3, 4], [0.0, 0.0, 0.0, 1.0, 2.0], num_vertices=5,
+                            directed=True)
+    with partition(g, client, workers=_workers(client, 2)) as dg:
+        a, b = gg.sssp(g, 0), gg.sssp(dg, 0)
+        assert np.array_equal(a.distances, b.distances) and np.array_equal(a.predecessors, b.predecessors)
+
+
+@pytest.mark.slow
+def test_worker_processes_over_tcp(tmp_path):
+    """Workers in their own processes: the mesh crosses process boundaries as on several machines."""
+    c = local_cluster(2)
+    try:
+        g = gg.load("rmat:10:8:w")
+        with partition("rmat:10:8:w", c) as dg:
+            _same_results(g, dg)
+    finally:
+        c.close()
+
+
+@pytest.mark.gpu
+def test_one_gpu_worker_matches_single_process():
+    """One GPU worker (NCCL with one rank): every distributed algorithm equals the single-process GPU result."""
+    c = local_cluster(1, "cuda", processes=False)
+    try:
+        for spec in ("kron:12:w", "rmat:12:8:w", "grid:64:64:0.8:w"):
+            g = gg.load(spec)
+            with partition(g, c, backend="cuda") as dg:
+                assert dg.backend == "cuda"
+                _same_results(g, dg, source=int(np.argmax(g.out_degree())))
+                ref = gg.bfs(g, 0, backend="cuda")
+                assert np.array_equal(gg.bfs(dg, 0).distances, ref.distances)
+    finally:
+        c.close()
+
+
+def test_gzipped_edge_list_is_loaded_then_scattered(client, tmp_path):
+    path = tmp_path / "g.txt.gz"
+    with gzip.open(path, "wt") as f:
+        f.write("0 1\n1 2\n2 0\n")
+    with partition(os.fspath(path), client) as dg:
+        assert dg.num_vertices == 3 and gg.connected_components(dg).num_components == 1
