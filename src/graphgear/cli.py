@@ -183,15 +183,50 @@ def _console():
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from rich.table import Table
-
-    from .bench.metrics import mteps
-
     problem = _misplaced_option(args)
     if problem:
         return _refuse(problem)
     _check_outputs(args)
-    g = _load(args, args.graph)
+    if args.workers is not None and args.algorithm not in DISTRIBUTED_ALGORITHMS:
+        return _refuse(f"--workers runs {', '.join(DISTRIBUTED_ALGORITHMS)}, not {args.algorithm}")
+    if args.workers is None:
+        return _run_on(args, _load(args, args.graph))
+    client, g = _partitioned(args)
+    try:
+        return _run_on(args, g)
+    finally:
+        g.close()
+        client.close()
+
+
+DISTRIBUTED_ALGORITHMS = ("bfs", "sssp", "pagerank", "cc")
+
+
+def _partitioned(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(client, DistributedGraph) for --workers N: N local Dask workers (one per GPU with --backend cuda), the graph
+    read by them in parallel where its format allows, else loaded here and scattered (also whenever a loading option
+    asks for what only gg.load does)."""
+    from .distributed import local_cluster, partition
+
+    backend = "cuda" if args.backend == "cuda" else "cpu"
+    client = local_cluster(args.workers, backend)
+    try:
+        plain = not (args.keep_self_loops or args.keep_duplicates or args.renumber is not None or args.format)
+        g = partition(args.graph if plain else _load(args, args.graph), client, backend=backend,
+                      directed=_direction(args))
+    except BaseException:
+        client.close()
+        raise
+    args.backend = "auto"  # the DistributedGraph's own
+    return client, g
+
+
+def _run_on(args: argparse.Namespace, g: Any) -> int:
+    """`graphgear run` on the loaded (or partitioned) graph `g`."""
+    from rich.table import Table
+
+    from .bench.metrics import mteps
+
     run, source_row, sources = _algorithm_call(args, g)
     if args.warmup:
         run()  # compiles the kernels this run needs (numba JIT / NVRTC), so the timed run measures the algorithm
@@ -210,7 +245,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.verify:
         from .errors import VerificationError
 
-        reference, check = _verifier(args, g)
+        reference, check = _verifier(args, g.to_graph() if args.workers is not None else g)
         try:
             check(result)
         except VerificationError as exc:  # a wrong result is graphgear's fault, not the user's: exit 1, not 2
@@ -747,6 +782,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "(graphgear.algorithms.verify: one verifier per algorithm, as GAP keeps one per kernel) and print "
                      "'verified against ...: ok'; a wrong result prints one line naming the first wrong vertex and "
                      "exits 1: it is graphgear's fault, not the user's, whose mistakes exit 2")
+    run.add_argument("--workers", metavar="N", type=_number(int, "a whole number >= 1", lambda x: x >= 1),
+                     help=f"run on a graph partitioned over N local Dask workers ({', '.join(DISTRIBUTED_ALGORITHMS)}; "
+                     "with --backend cuda one worker per GPU; needs graphgear[distributed])")
     run.add_argument("--repeat", type=int, default=1, help="timed runs; the median is reported (default 1)")
     run.add_argument("--no-warmup", dest="warmup", action="store_false",
                      help="time the first run (includes JIT compilation)")

@@ -163,6 +163,10 @@ class DistributedGraph:
             self._labels_graph = shim
         return shim
 
+    def out_degree(self) -> np.ndarray:
+        """int64[V]: every vertex's out-degree, gathered from the ranks."""
+        return np.concatenate(self.spmd(_out_degree)) if self.parts else np.zeros(0, dtype=np.int64)
+
     def vertex_index(self, labels: Any, name: str = "vertex") -> Any:
         return self.labels_graph().vertex_index(labels, name)
 
@@ -235,6 +239,10 @@ class DistributedGraph:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _out_degree(ctx: Any, part: Part) -> np.ndarray:
+    return np.diff(part.offsets).astype(np.int64)
 
 
 def _workers(client: Any, workers: Any) -> list[str]:
