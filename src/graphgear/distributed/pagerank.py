@@ -50,7 +50,7 @@ def _matrix(ctx: Any, L: Any, weighted: bool) -> Any:
         if ctx.backend == "cuda":
             import cupyx.scipy.sparse as sparse
 
-            A = sparse.csr_matrix((values, L.in_indices.astype(np.int32), L.in_offsets.astype(np.int32)),
+            A = sparse.csr_matrix((values, L.in_indices.astype(np.int32, copy=False), L.in_offsets.astype(np.int32)),
                                   shape=(L.size, L.n))
         else:
             import scipy.sparse as sparse

@@ -30,6 +30,7 @@ from . import runtime
 __all__ = ["Part", "DistributedGraph", "balanced_bounds", "partition", "is_distributed"]
 
 BACKENDS = ("auto", "cpu", "cuda")
+_GPUS_SEEN: dict[str, int] = {}  # worker address -> GPUs it sees, as _backend last asked
 ALIGN = 8  # every range but the last starts and ends on a multiple of 8: the ranks' packed frontier bits concatenate
 
 
@@ -132,6 +133,7 @@ class DistributedGraph:
         self.name = ""
         self._open = False
         self._authkey = secrets.token_bytes(16)
+        self._gpus: dict[str, int] = {}  # GPUs each worker sees (set by partition)
 
     # --------------------------------------------------------------------------------------------------- properties
     @property
@@ -183,11 +185,13 @@ class DistributedGraph:
             self.client.submit(runtime.listen, self.key, r, self.backend, self._authkey, workers=[w],
                                allow_other_workers=False, pure=False, key=f"{self.key}-listen-{r}")
             for r, w in enumerate(self.workers)])
-        addresses = [a for a, _ in replies]
+        addresses = [a for a, _, _ in replies]
         unique_id = replies[0][1]
+        places = runtime.devices([g for _, _, g in replies], [self._gpus.get(w, 1) for w in self.workers])
         self.client.gather([
             self.client.submit(runtime.connect, self.key, r, P, self.backend, addresses, self._authkey, unique_id,
-                               workers=[w], allow_other_workers=False, pure=False, key=f"{self.key}-connect-{r}")
+                               places[r], workers=[w], allow_other_workers=False, pure=False,
+                               key=f"{self.key}-connect-{r}")
             for r, w in enumerate(self.workers)])
         self._open = True
 
@@ -276,6 +280,7 @@ def _backend(client: Any, workers: list[str], backend: str) -> str:
         return "cpu"
     kinds = client.run(runtime.worker_kind, workers=workers)
     gpus = [kinds[w]["gpus"] for w in workers]
+    _GPUS_SEEN.update({w: g for w, g in zip(workers, gpus)})
     if backend == "cuda" and min(gpus) == 0:
         bare = [w for w, g in zip(workers, gpus) if g == 0]
         raise BackendError(f"backend='cuda' but these workers see no GPU (CuPy and a driver): {', '.join(bare)}")
@@ -303,6 +308,7 @@ def partition(graph_or_path: Any, client: Any, *, backend: str = "auto", workers
     chosen = _workers(client, workers)
     kind = _backend(client, chosen, backend)
     dg = DistributedGraph(client, chosen, kind)
+    dg._gpus = {w: _GPUS_SEEN.get(w, 1) for w in chosen}
     from . import readers
 
     try:

@@ -79,34 +79,45 @@ def worker_kind() -> dict[str, Any]:
     return {"gpus": gpus, "pid": os.getpid(), "host": _worker_host()}
 
 
-def listen(key: str, rank: int, backend: str, authkey: bytes) -> tuple[tuple[str, int], Any]:
-    """Round one: open this rank's listener; rank 0 of a GPU run also draws NCCL's unique id."""
+def listen(key: str, rank: int, backend: str, authkey: bytes) -> tuple[tuple[str, int], Any, str]:
+    """Round one: open this rank's listener; rank 0 of a GPU run also draws NCCL's unique id. Also says which GPU
+    this worker's device 0 is (its PCI bus id), so the client can tell one-GPU-per-worker clusters from others."""
     listener, address = open_listener(_worker_host(), authkey)
     with _LOCK:
         _LISTENERS[(key, rank)] = listener
-    unique_id = None
-    if backend == "cuda" and rank == 0:
+    unique_id, first_gpu = None, ""
+    if backend == "cuda":
+        import cupy
         from cupy.cuda import nccl
 
-        if not nccl.available:
-            raise BackendError("CuPy was built without NCCL (cupy.cuda.nccl.available is False): GPU workers need it")
-        unique_id = nccl.get_unique_id()
-    return address, unique_id
+        first_gpu = f"{_worker_host()}/{cupy.cuda.Device(0).pci_bus_id}"
+        if rank == 0:
+            if not nccl.available:
+                raise BackendError("CuPy was built without NCCL (cupy.cuda.nccl.available is False): GPU workers "
+                                   "need it")
+            unique_id = nccl.get_unique_id()
+    return address, unique_id, first_gpu
+
+
+def devices(first_gpus: list[str], counts: list[int]) -> list[int]:
+    """The device each rank takes: device 0 where every worker's device 0 is another GPU (dask-cuda puts each
+    worker's own GPU first in its CUDA_VISIBLE_DEVICES), else device rank % visible GPUs (workers that see the same
+    GPUs in the same order, one host's LocalCluster)."""
+    if len(set(first_gpus)) == len(first_gpus):
+        return [0] * len(first_gpus)
+    return [r % max(c, 1) for r, c in enumerate(counts)]
 
 
 def connect(key: str, rank: int, size: int, backend: str, addresses: list[tuple[str, int]], authkey: bytes,
-            unique_id: Any) -> bool:
-    """Round two: join the TCP mesh and, on GPUs, the NCCL communicator (on device rank % visible GPUs: dask-cuda's
-    workers each see one GPU, a plain LocalCluster's see all of them)."""
+            unique_id: Any, device: int) -> bool:
+    """Round two: join the TCP mesh and, on GPUs, the NCCL communicator on `device` (see `devices`)."""
     with _LOCK:
         listener = _LISTENERS.pop((key, rank), None)
     host = HostCollectives(rank, size, listener, addresses, authkey)
     comm: Any = host
-    device = 0
     if backend == "cuda":
         import cupy
 
-        device = rank % int(cupy.cuda.runtime.getDeviceCount())
         with cupy.cuda.Device(device):
             comm = NcclCollectives(rank, size, unique_id)
     with _LOCK:
