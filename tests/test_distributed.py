@@ -9,6 +9,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import graphgear as gg
 from graphgear.algorithms.verify import verify_bfs
@@ -78,7 +80,7 @@ def test_generator_drawn_on_the_workers_is_gg_load_graph(client, spec, k):
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
 def test_real_graphs(client, name):
     g = gg.load(real_graph(name))
-    for k in (2, 4):
+    for k in WORKERS:
         with partition(g, client, workers=_workers(client, k)) as dg:
             _same_results(g, dg, source=int(np.argmax(g.out_degree())))
 
@@ -204,6 +206,22 @@ def test_zero_weights_take_the_tight_tree(client):
     with partition(g, client, workers=_workers(client, 2)) as dg:
         a, b = gg.sssp(g, 0), gg.sssp(dg, 0)
         assert np.array_equal(a.distances, b.distances) and np.array_equal(a.predecessors, b.predecessors)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 40), data=st.data(), directed=st.booleans(), k=st.sampled_from(WORKERS))
+def test_random_graphs(client, n, data, directed, k):
+    """Random small graphs (isolated vertices, self-loops and parallel edges in the records, empty ranks): every
+    distributed algorithm gives the single-process result."""
+    m = data.draw(st.integers(0, 3 * n))
+    src = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    dst = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    w = data.draw(st.lists(st.integers(1, 9), min_size=m, max_size=m))
+    g = gg.Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(w, np.float32),
+                            num_vertices=n, directed=directed)
+    source = data.draw(st.integers(0, n - 1))
+    with partition(g, client, workers=_workers(client, k)) as dg:
+        _same_results(g, dg, source)
 
 
 @pytest.mark.slow
