@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .distributed.partition import is_distributed
+from .distributed.graph import is_distributed
 from .graph.graph import Graph
 
 __all__ = [

@@ -17,6 +17,7 @@ Needs the ``[distributed]`` extra (dask.distributed; dask-cuda for one worker pe
 from __future__ import annotations
 
 from .cluster import local_cluster
-from .partition import DistributedGraph, is_distributed, partition
+from .graph import DistributedGraph, is_distributed
+from .partition import partition
 
 __all__ = ["partition", "DistributedGraph", "is_distributed", "local_cluster"]

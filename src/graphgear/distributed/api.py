@@ -16,7 +16,7 @@ from . import bfs as _bfs
 from . import components as _components
 from . import pagerank as _pagerank
 from . import sssp as _sssp
-from .partition import DistributedGraph
+from .graph import DistributedGraph
 
 __all__ = ["bfs", "sssp", "pagerank", "connected_components", "refuse"]
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import GraphgearError
 from ..graph.build import build_csr
-from .partition import DistributedGraph, Part, balanced_bounds
+from .graph import DistributedGraph, Part, balanced_bounds
 
 __all__ = ["read_in_parallel"]
 

@@ -186,7 +186,10 @@ def local(ctx: Rank, part: Any) -> Local:
     if cached is not None:
         return cached
     xp = ctx.xp
-    put = (lambda a: None if a is None else xp.asarray(a))
+
+    def put(a: Any) -> Any:
+        return None if a is None else xp.asarray(a)
+
     in_offsets, in_indices, in_weights = part.csc()
     offsets = put(part.offsets)
     in_same = not part.directed
