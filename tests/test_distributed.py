@@ -195,6 +195,11 @@ def test_arguments_as_single_process(client):
         p = {0: 1.0, 5: 3.0}
         np.testing.assert_allclose(gg.pagerank(dg, 0.9, p, dangling={1: 1.0}).ranks,
                                    gg.pagerank(g, 0.9, p, dangling={1: 1.0}).ranks, rtol=1e-12)
+        for bad in (-1, float("nan"), True):  # refused as gg.sssp refuses them
+            with pytest.raises(GraphError, match="cutoff"):
+                gg.sssp(g, 3, cutoff=bad)
+            with pytest.raises(GraphError, match="cutoff"):
+                gg.sssp(dg, 3, cutoff=bad)
         with pytest.raises(GraphError, match="did not converge"):
             gg.pagerank(dg, max_iter=2)
         assert gg.bfs(dg, 0).trace.rows and gg.pagerank(dg).trace.rows

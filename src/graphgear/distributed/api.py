@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..algorithms._common import check_choice, check_weight, resolve_source
+from ..algorithms.sssp import check_cutoff
 from ..errors import GraphError, StrategyError
 from ..graph.graph import shown
 from . import bfs as _bfs
@@ -62,17 +63,10 @@ def sssp(dg: DistributedGraph, source: Any, *, weight: str | None = "weight", cu
     check_weight(weight)
     check_choice("method", method, ("auto", "delta_stepping", "bellman_ford"))
     check_choice("layout", layout, ("auto", "given"))
+    cutoff = check_cutoff(cutoff)
     s = _source(dg, source)
-    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.number))
-                               or math.isnan(cutoff)):
-        raise GraphError(f"cutoff must be a number or None, got {shown(cutoff)}")
     if weight is None or not dg.weighted:  # hop counts: BFS, as gg.sssp
-        limit = None if cutoff is None else (int(math.floor(cutoff)) if cutoff >= 0 else -1)
-        if limit is not None and limit < 0:
-            hops = _bfs.bfs(dg, s, 0)
-            hops.distances[:] = -1
-        else:
-            hops = _bfs.bfs(dg, s, limit)
+        hops = _bfs.bfs(dg, s, None if cutoff is None else int(math.floor(cutoff)))
         from ..results import SSSPResult
 
         dist = np.where(hops.distances >= 0, hops.distances.astype(np.float64), np.inf)

@@ -80,15 +80,15 @@ def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray,
             K.td_step(L.offsets, L.indices, queue, mark)
             reached = comm.reduce_scatter(mark, L.counts, "max")
             frontier = ((reached != 0) & (dist < 0)).astype(np.uint8)
-            dist[frontier != 0] = level + 1
+            dist = xp.where(frontier != 0, level + 1, dist)  # not dist[mask] = ...: a mask index waits on the GPU
         else:
             bits = comm.allgatherv(xp.packbits(frontier), byte_counts)
             frontier = xp.zeros(size, dtype=np.uint8)
             K.bu_step(L.in_offsets, L.in_indices, dist, bits, level, frontier)
         new = frontier != 0
         queue = xp.flatnonzero(new).astype(np.int64)
-        counts = comm.allreduce(xp.stack([new.sum(dtype=np.int64), L.out_degree[new].sum(dtype=np.int64),
-                                          L.out_degree[dist < 0].sum(dtype=np.int64)]), "sum")
+        counts = comm.allreduce(xp.stack([new.sum(dtype=np.int64), xp.where(new, L.out_degree, 0).sum(),
+                                          xp.where(dist < 0, L.out_degree, 0).sum()]), "sum")
         previous = n_f
         n_f, m_f, m_u = (int(x) for x in to_host(ctx, counts))
         step = "push" if top_down else "pull"

@@ -31,9 +31,8 @@ import numpy as np
 
 from ..errors import BackendError
 
-__all__ = ["HostCollectives", "NcclCollectives", "open_listener", "REDUCTIONS"]
+__all__ = ["HostCollectives", "NcclCollectives", "open_listener"]
 
-REDUCTIONS = ("sum", "min", "max")
 _NUMPY_REDUCE = {"sum": np.add, "min": np.minimum, "max": np.maximum}
 WAIT_SECONDS = 3600.0  # a peer silent this long is taken for dead (a rank that failed outside a collective)
 

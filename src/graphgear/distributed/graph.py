@@ -46,6 +46,8 @@ class Part:
     in_offsets: np.ndarray | None = None  # directed only: in-edges of [lo, hi), sources in global ids
     in_indices: np.ndarray | None = None
     in_weights: np.ndarray | None = None
+    labels: np.ndarray | None = None  # the graph's vertex labels (every rank holds them), None without labels
+    name: str = ""
 
     @property
     def size(self) -> int:
@@ -115,7 +117,7 @@ class DistributedGraph:
     `gg.bfs`, `gg.sssp`, `gg.pagerank` or `gg.connected_components` as any graph. ``close()`` (or a ``with`` block)
     releases the parts, the device copies and the collectives on the workers."""
 
-    def __init__(self, client: Any, workers: list[str], backend: str) -> None:
+    def __init__(self, client: Any, workers: list[str], backend: str, gpus: list[int] | None = None) -> None:
         self.client = client
         self.workers = list(workers)
         self.backend = backend
@@ -130,7 +132,7 @@ class DistributedGraph:
         self.name = ""
         self._open = False
         self._authkey = secrets.token_bytes(16)
-        self._gpus: dict[str, int] = {}  # GPUs each worker sees (set by partition)
+        self._gpus = list(gpus) if gpus else [1] * len(workers)  # GPUs each worker sees
 
     # --------------------------------------------------------------------------------------------------- properties
     @property
@@ -184,7 +186,7 @@ class DistributedGraph:
             for r, w in enumerate(self.workers)])
         addresses = [a for a, _, _ in replies]
         unique_id = replies[0][1]
-        places = runtime.devices([g for _, _, g in replies], [self._gpus.get(w, 1) for w in self.workers])
+        places = runtime.devices([g for _, _, g in replies], self._gpus)
         self.client.gather([
             self.client.submit(runtime.connect, self.key, r, P, self.backend, addresses, self._authkey, unique_id,
                                places[r], workers=[w], allow_other_workers=False, pure=False,

@@ -13,12 +13,13 @@ from .graph import BACKENDS, DistributedGraph, arcs_per_vertex, balanced_bounds,
 
 __all__ = ["partition", "scatter"]
 
-_GPUS_SEEN: dict[str, int] = {}  # worker address -> GPUs it sees, as _backend last asked
-
 
 def _workers(client: Any, workers: Any) -> list[str]:
-    known = sorted(client.scheduler_info(n_workers=-1)["workers"]) if _takes_n_workers(client) else \
-        sorted(client.scheduler_info()["workers"])
+    try:
+        info = client.scheduler_info(n_workers=-1)  # every worker (newer Dask lists only the first 5 by default)
+    except TypeError:  # a Dask that lists them all and takes no n_workers
+        info = client.scheduler_info()
+    known = sorted(info["workers"])
     if workers is None:
         if not known:
             raise BackendError("the Dask cluster has no workers")
@@ -31,27 +32,18 @@ def _workers(client: Any, workers: Any) -> list[str]:
     return chosen
 
 
-def _takes_n_workers(client: Any) -> bool:
-    import inspect
-
-    try:
-        return "n_workers" in inspect.signature(client.scheduler_info).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _backend(client: Any, workers: list[str], backend: str) -> str:
+def _backend(client: Any, workers: list[str], backend: str) -> tuple[str, list[int]]:
+    """(the workers' backend, how many GPUs each sees: [] unasked for "cpu")."""
     if backend not in BACKENDS:
         raise GraphError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "cpu":
-        return "cpu"
+        return "cpu", []
     kinds = client.run(runtime.worker_kind, workers=workers)
     gpus = [kinds[w]["gpus"] for w in workers]
-    _GPUS_SEEN.update({w: g for w, g in zip(workers, gpus)})
     if backend == "cuda" and min(gpus) == 0:
         bare = [w for w, g in zip(workers, gpus) if g == 0]
         raise BackendError(f"backend='cuda' but these workers see no GPU (CuPy and a driver): {', '.join(bare)}")
-    return "cuda" if min(gpus) > 0 else "cpu"
+    return ("cuda" if min(gpus) > 0 else "cpu"), gpus
 
 
 def partition(graph_or_path: Any, client: Any, *, backend: str = "auto", workers: Any = None,
@@ -73,9 +65,8 @@ def partition(graph_or_path: Any, client: Any, *, backend: str = "auto", workers
     if not hasattr(client, "submit") or not hasattr(client, "scheduler_info"):
         raise GraphError(f"client must be a dask.distributed.Client, got {described(client)}")
     chosen = _workers(client, workers)
-    kind = _backend(client, chosen, backend)
-    dg = DistributedGraph(client, chosen, kind)
-    dg._gpus = {w: _GPUS_SEEN.get(w, 1) for w in chosen}
+    kind, gpus = _backend(client, chosen, backend)
+    dg = DistributedGraph(client, chosen, kind, gpus)
     try:
         if isinstance(graph_or_path, (str, os.PathLike)) and readers.read_in_parallel(dg, graph_or_path, directed):
             return dg

@@ -49,8 +49,7 @@ def read_in_parallel(dg: DistributedGraph, path_or_spec: Any, directed: bool | N
         if spec.kind not in ("kron", "rmat"):
             return False
         graph_directed = spec.kind == "rmat" if directed is None else bool(directed)
-        _build(dg, _kron_records, (str(spec), graph_directed), graph_directed, name=str(spec),
-               weighted=spec.weighted)
+        _build(dg, _kron_records, (str(spec), graph_directed), graph_directed, name=str(spec))
         return True
     path = Path(text)
     from ..graph.io import detect_format
@@ -64,27 +63,30 @@ def read_in_parallel(dg: DistributedGraph, path_or_spec: Any, directed: bool | N
         if plan is None:
             return False
         graph_directed = plan["directed"] if directed is None else bool(directed)
-        _build(dg, _edgelist_records, (str(path), plan), graph_directed, name=path.name,
-               weighted=plan["ncols"] >= 3, renumber=True)
+        _build(dg, _edgelist_records, (str(path), plan), graph_directed, name=path.name, renumber=True)
         return True
     return False
 
 
 # ------------------------------------------------------------------------------------------------- the shared build
-def _build(dg: DistributedGraph, records: Any, args: tuple, directed: bool, *, name: str, weighted: bool,
+def _build(dg: DistributedGraph, records: Any, args: tuple, directed: bool, *, name: str,
            renumber: bool = False) -> None:
-    futures = dg.spmd(_build_rank, records, args, directed, renumber, keep=True)
+    _adopt(dg, dg.spmd(_build_rank, records, args, directed, renumber, name, keep=True))
+
+
+def _adopt(dg: DistributedGraph, futures: list[Any]) -> None:
+    """Take the parts the workers built (left in their memory) and the graph's facts from their metadata."""
     meta = dg.client.gather([dg.client.submit(_meta, f, pure=False) for f in futures])
     dg.parts = futures
-    dg.bounds = meta[0]["bounds"]
-    dg.num_vertices = meta[0]["n"]
-    dg.num_arcs = sum(m["arcs"] for m in meta)
-    dg.directed, dg.weighted, dg.name = directed, weighted, name
-    dg.vertex_ids = meta[0]["labels"]
+    first = meta[0]
+    dg.bounds, dg.num_vertices, dg.num_arcs = first["bounds"], first["n"], sum(m["arcs"] for m in meta)
+    dg.directed, dg.weighted = first["directed"], first["weighted"]
+    dg.vertex_ids, dg.name = first["labels"], first["name"]
 
 
 def _meta(part: Part) -> dict:
-    return {"bounds": part.bounds, "n": part.n, "arcs": part.num_arcs, "labels": getattr(part, "labels", None)}
+    return {"bounds": part.bounds, "n": part.n, "arcs": part.num_arcs, "directed": part.directed,
+            "weighted": part.weights is not None, "labels": part.labels, "name": part.name}
 
 
 def _agree(ctx: Any, error: BaseException | None) -> None:
@@ -109,7 +111,7 @@ def _guarded(ctx: Any, work: Any) -> Any:
     return value
 
 
-def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool) -> Part:
+def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool, name: str) -> Part:
     host, P = ctx.host, ctx.size
     src, dst, weights, n = records(ctx, *args)
     labels = None
@@ -136,12 +138,12 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
     rows = _to_owners(host, bounds, src, dst, weights)
     lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
     offsets, indices, w, _ = build_csr(rows[0] - lo, rows[1], rows[2], max(n, 1), True, keep_self_loops=True)
-    out = Part(lo, hi, n, directed, bounds, np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w)
+    out = Part(lo, hi, n, directed, bounds, np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w, labels=labels,
+               name=name)
     if directed:
         cols = _to_owners(host, bounds, dst, src, weights)
         offsets, indices, w, _ = build_csr(cols[0] - lo, cols[1], cols[2], max(n, 1), True, keep_self_loops=True)
         out.in_offsets, out.in_indices, out.in_weights = np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w
-    out.labels = labels
     return out
 
 
@@ -200,18 +202,7 @@ def _kron_records(ctx: Any, spec_text: str, directed: bool) -> tuple:
 
 # --------------------------------------------------------------------------------------------------------- .npz
 def _npz(dg: DistributedGraph, path: Path, directed: bool | None) -> None:
-    futures = dg.spmd(_npz_rank, str(path), directed, keep=True)
-    meta = dg.client.gather([dg.client.submit(_npz_meta, f, pure=False) for f in futures])
-    dg.parts = futures
-    dg.bounds = meta[0]["bounds"]
-    dg.num_vertices, dg.num_arcs = meta[0]["n"], sum(m["arcs"] for m in meta)
-    dg.directed, dg.weighted = meta[0]["directed"], meta[0]["weighted"]
-    dg.vertex_ids, dg.name = meta[0]["labels"], meta[0]["name"]
-
-
-def _npz_meta(part: Part) -> dict:
-    return {"bounds": part.bounds, "n": part.n, "arcs": part.num_arcs, "directed": part.directed,
-            "weighted": part.weights is not None, "labels": part.labels, "name": part.name}
+    _adopt(dg, dg.spmd(_npz_rank, str(path), directed, keep=True))
 
 
 def _read_range(members: Any, name: str, first: int, last: int) -> np.ndarray:
@@ -268,14 +259,14 @@ def _npz_rank(ctx: Any, part: None, path_text: str, directed: bool | None) -> Pa
     _agree(ctx, error)
     offsets, indices, weights, n, bounds, graph_directed, name, labels = made
     lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
-    out = Part(lo, hi, n, graph_directed, bounds, offsets[lo:hi + 1] - offsets[lo], indices, weights)
+    out = Part(lo, hi, n, graph_directed, bounds, offsets[lo:hi + 1] - offsets[lo], indices, weights, labels=labels,
+               name=name)
     if graph_directed:  # the in-edges: every arc to the owner of its target, built there into CSC rows
         rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(out.offsets))
         cols = _to_owners(ctx.host, bounds, indices.astype(np.int64), rows, weights)
         in_offsets, in_indices, in_weights, _ = build_csr(cols[0] - lo, cols[1], cols[2], max(n, 1), True,
                                                           keep_self_loops=True, keep_duplicates=True)
         out.in_offsets, out.in_indices, out.in_weights = in_offsets[:hi - lo + 1].copy(), in_indices, in_weights
-    out.labels, out.name = labels, name
     return out
 
 

@@ -153,11 +153,6 @@ def release(key: str, rank: int) -> bool:
     return ctx is not None
 
 
-def slice_bounds(counts: np.ndarray) -> np.ndarray:
-    """[0, c0, c0 + c1, ...]: where each rank's slice of a vertex array starts."""
-    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-
-
 @dataclass
 class Local:
     """A rank's part on its device (NumPy or CuPy arrays), with what every algorithm reads: out-degrees and the

@@ -55,10 +55,15 @@ def default_delta(total: float, arcs: int) -> float:
 
 
 def weight_summary(dg: Any) -> tuple[float, int, float]:
-    """(sum of the arc weights, arcs, least weight) over the ranks; 1 a weight on an unweighted graph."""
-    got = dg.spmd(_weight_summary)
-    arcs = sum(g[1] for g in got)
-    return sum(g[0] for g in got), arcs, min((g[2] for g in got if g[1]), default=math.inf)
+    """(sum of the arc weights, arcs, least weight) over the ranks; 1 a weight on an unweighted graph. Asked of the
+    ranks once per graph (its weights never change), not on every SSSP or PageRank call."""
+    summary = getattr(dg, "_weight_summary", None)
+    if summary is None:
+        got = dg.spmd(_weight_summary)
+        arcs = sum(g[1] for g in got)
+        summary = dg._weight_summary = (sum(g[0] for g in got), arcs, min((g[2] for g in got if g[1]),
+                                                                           default=math.inf))
+    return summary
 
 
 def _weight_summary(ctx: Any, part: Any) -> tuple[float, int, float]:
