@@ -15,11 +15,7 @@ __all__ = ["partition", "scatter"]
 
 
 def _workers(client: Any, workers: Any) -> list[str]:
-    try:
-        info = client.scheduler_info(n_workers=-1)  # every worker (newer Dask lists only the first 5 by default)
-    except TypeError:  # a Dask that lists them all and takes no n_workers
-        info = client.scheduler_info()
-    known = sorted(info["workers"])
+    known = sorted(client.nthreads())  # every worker the scheduler knows, asked of it now
     if workers is None:
         if not known:
             raise BackendError("the Dask cluster has no workers")
@@ -62,7 +58,7 @@ def partition(graph_or_path: Any, client: Any, *, backend: str = "auto", workers
     except ImportError:
         raise MissingExtraError("graphgear.distributed needs dask.distributed, which is not installed: "
                                 "pip install 'graphgear[distributed]'") from None
-    if not hasattr(client, "submit") or not hasattr(client, "scheduler_info"):
+    if not hasattr(client, "submit") or not hasattr(client, "nthreads"):
         raise GraphError(f"client must be a dask.distributed.Client, got {described(client)}")
     chosen = _workers(client, workers)
     kind, gpus = _backend(client, chosen, backend)
