@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -149,8 +150,8 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
 
 def _to_owners(host: Any, bounds: np.ndarray, key: np.ndarray, other: np.ndarray, weights: np.ndarray | None) -> list:
     """The records (key, other, weight) each rank owns by `key`, gathered there in rank order then record order."""
-    owner = np.searchsorted(bounds, key, side="right") - 1
-    order = np.argsort(owner, kind="stable")
+    owner = (np.searchsorted(bounds, key, side="right") - 1).astype(np.int16)  # a stable sort of 16-bit keys is a
+    order = np.argsort(owner, kind="stable")  # radix sort in NumPy: linear, not n log n
     cuts = np.searchsorted(owner[order], np.arange(host.size + 1))
     out = []
     for column in (key, other, weights):
@@ -180,22 +181,34 @@ def _kron_records(ctx: Any, spec_text: str, directed: bool) -> tuple:
     bits = rng.bit_generator
     buffered = {k: bits.state[k] for k in ("has_uint32", "uinteger")}  # advance() drops the 32-bit buffer
 
-    def advance(draws: int) -> None:
-        bits.advance(draws)
-        state = bits.state
+    def advance(generator: Any, draws: int) -> None:
+        generator.advance(draws)
+        state = generator.state
         state.update(buffered)
-        bits.state = state
+        generator.state = state
 
-    advance(first * scale)
     src = np.empty(last - first, dtype=np.int64)
     dst = np.empty(last - first, dtype=np.int64)
-    chunk = max(1, (1 << 20) // scale)
-    for start in range(0, last - first, chunk):
-        count = min(chunk, last - first - start)
-        _kronecker_chunk(bits.random_raw(count * scale), scale, t_ab, t_a, t_c, perm, src, dst, start, count)
+    # The rank's records in slices, one thread each, every thread with its own copy of the stream advanced to its
+    # slice (random_raw and the numba kernel release the GIL), so the records are the same whatever the thread count.
+    threads = max(1, min(16, (os.cpu_count() or 1) // ctx.size, (last - first) // (1 << 16)))
+    cuts = np.linspace(first, last, threads + 1).astype(np.int64)
+
+    def draw(t: int) -> None:
+        mine = type(bits)()
+        mine.state = bits.state
+        advance(mine, int(cuts[t]) * scale)
+        chunk = max(1, (1 << 20) // scale)
+        for start in range(int(cuts[t]), int(cuts[t + 1]), chunk):
+            count = min(chunk, int(cuts[t + 1]) - start)
+            _kronecker_chunk(mine.random_raw(count * scale), scale, t_ab, t_a, t_c, perm, src, dst, start - first,
+                             count)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(draw, range(threads)))
     weights = None
     if spec.weighted:  # drawn after every record's bits, as one array: each rank draws it whole and keeps its slice
-        advance((m - last) * scale)
+        advance(bits, m * scale)
         weights = np.ascontiguousarray(_weights(rng, m)[first:last])
     return src, dst, weights, n
 
