@@ -77,6 +77,65 @@ def test_generator_drawn_on_the_workers_is_gg_load_graph(client, spec, k):
         _same_results(g, dg)
 
 
+@pytest.mark.parametrize("k", (1, 2))
+def test_generator_drawn_by_threads_is_gg_load_graph(client, monkeypatch, k):
+    """Each rank draws its records in slices on threads, each from its own copy of the stream advanced to its slice:
+    with as many threads as a 64-core host gives, the graph is still gg.load's."""
+    from graphgear.distributed import readers
+
+    monkeypatch.setattr(readers.os, "cpu_count", lambda: 64)
+    g = gg.load("kron:15:w")
+    with partition("kron:15:w", client, workers=_workers(client, k)) as dg:
+        h = dg.to_graph()
+        assert np.array_equal(h.offsets, g.offsets) and np.array_equal(h.indices, g.indices)
+        assert np.array_equal(h.weights, g.weights)
+
+
+def test_balanced_bounds_equal_ranges_unless_unbalanced():
+    """Equal vertex ranges (every one but the last the same length, so NCCL's collectives need no copies) where no
+    rank then holds over EQUAL_RANGES_SLACK more arcs than the mean; ranges balanced by arcs otherwise."""
+    from graphgear.distributed.graph import ALIGN, EQUAL_RANGES_SLACK, balanced_bounds
+
+    even = np.full(1000, 7)
+    b = balanced_bounds(even, 4)
+    assert list(b) == [0, 256, 512, 768, 1000]
+    skewed = np.ones(1000, dtype=np.int64)
+    skewed[:100] = 100  # the first ranks' vertices hold most arcs
+    b = balanced_bounds(skewed, 4)
+    loads = np.add.reduceat(skewed, b[:-1])
+    assert loads.max() <= skewed.sum() / 4 + skewed.max() * ALIGN  # balanced by arcs, up to one aligned block
+    assert b[1] < 256 and (b[1:-1] % ALIGN == 0).all()
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        arcs = rng.integers(0, 20, size=int(rng.integers(1, 3000)))
+        parts = int(rng.integers(1, 9))
+        b = balanced_bounds(arcs, parts)
+        assert b[0] == 0 and b[-1] == arcs.size and (np.diff(b) >= 0).all() and (b[1:-1] % ALIGN == 0).all()
+        weights = arcs if arcs.sum() else np.ones_like(arcs)  # no arcs at all: the vertices are split evenly
+        bound = (1 + EQUAL_RANGES_SLACK) * weights.sum() / parts
+        lengths = np.diff(b)
+        step = -(-arcs.size // (parts * ALIGN)) * ALIGN
+        cuts = np.minimum(np.arange(parts + 1) * step, arcs.size)
+        cuts[-1] = arcs.size
+        worst_equal = max(weights[cuts[r]:cuts[r + 1]].sum() for r in range(parts))
+        if worst_equal <= bound:
+            assert list(b) == list(cuts)
+        else:  # equal ranges would be too uneven: balanced by arcs
+            assert not (lengths[:-1] == step).all() or list(b) != list(cuts)
+
+
+def test_bfs_trace_has_a_row_per_level(client):
+    g = gg.load("kron:12")
+    source = int(np.argmax(g.out_degree()))
+    with partition(g, client, workers=_workers(client, 2)) as dg:
+        r = gg.bfs(dg, source)
+        assert len(r.trace) == r.distances.max() + 1  # the last level finds nothing and ends the search
+        assert [row.frontier_vertices for row in r.trace][:2] == [1, int((r.distances == 1).sum())]
+        assert r.trace.rows[0].reason.startswith("m_f") or r.trace.rows[0].reason == "keep"
+        limited = gg.bfs(dg, source, depth_limit=2)
+        assert len(limited.trace) == 2 and limited.distances.max() == 2
+
+
 @pytest.mark.parametrize("name", sorted(REAL_GRAPHS))
 def test_real_graphs(client, name):
     g = gg.load(real_graph(name))

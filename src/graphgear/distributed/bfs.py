@@ -5,15 +5,19 @@ Every rank owns a vertex range and its distances. Each level runs one of two ste
 
     TDStep      (top-down) every rank pushes over the out-edges of its own frontier vertices and marks the targets
                 in a byte map over all vertices; comm.reduce_scatter(max) hands each owner the marks of its range, and
-                the unvisited marked ones join the next level: n bytes reduced per level
-    BUStep      (bottom-up) the frontier, packed one bit a vertex, is all-gathered (n/8 bytes); every rank's unvisited
+                Settle lets the unvisited marked ones join the next level: n bytes reduced per level
+    BUStep      (bottom-up) the frontier, one bit a vertex, is all-gathered (n/8 bytes); every rank's unvisited
                 vertices scan their in-edges until they meet it (the early exit that makes the step cheap)
 
-Beamer's switch, written as GAP writes it, on global counts (one allreduce of three numbers per level): go bottom-up
-when the frontier's out-edges m_f exceed the unvisited vertices' out-edges m_u / ALPHA, back top-down when the
-frontier holds fewer than n / BETA vertices and is shrinking. Distances are exact whatever the steps; predecessors
-(the smallest in-neighbour one level closer, a valid BFS tree) are computed from the all-gathered distances when
-first read.
+Both steps leave the next frontier as bits (for a bottom-up step) and as a list with its out-degrees (for a top-down
+one) and sum the level's counts in the same pass over the rank's vertices, on the device; the counts are reduced over
+the ranks into the same small array, so a level reads the device once. (A top-down step that all-gathers the
+frontier's list and lets each rank follow the arcs into its own vertices, through its in-arcs keyed by source, was
+tried and measured slower on 4 GPUs: docs/distributed.md.) Beamer's switch, written as GAP writes it, on the global
+counts: go bottom-up when the frontier's out-edges m_f exceed the unvisited vertices' out-edges m_u / ALPHA, back
+top-down when the frontier holds fewer than n / BETA vertices and is shrinking. Distances are exact whatever the
+steps; predecessors (the smallest in-neighbour one level closer, a valid BFS tree) are computed from the all-gathered
+distances when first read.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import numpy as np
 
 from ..engine.trace import Trace
 from ..results import BFSResult, Deferred
+from .comm import padded_size
 from .kernels import kernels_for
 from .runtime import local, to_host
 
@@ -62,44 +67,52 @@ def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray,
     L = local(ctx, part)
     n, lo, size = L.n, L.lo, L.size
     byte_counts = (L.counts + 7) // 8  # every range but the last holds a multiple of 8 vertices (partition.ALIGN)
+    own_bytes = int(byte_counts[ctx.rank])
     dist = xp.full(size, -1, dtype=np.int64)
+    bits = xp.zeros(4 * ((own_bytes + 3) // 4), dtype=np.uint8)  # the next frontier, one bit a vertex, whole words
+    queue = xp.empty(max(size, 1), dtype=np.int64)  # and as a list of its (local) vertices
+    queue_deg = xp.empty(max(size, 1), dtype=np.int64)  # with their out-degrees
+    counts = xp.zeros(6, dtype=np.int64)  # this rank's n_f, m_f, m_u, then their sums over the ranks
+    mark = None
     mine = lo <= source < L.hi
     if mine:
         dist[source - lo] = 0
-    queue = xp.asarray([source - lo] if mine else [], dtype=np.int64)
-    frontier = xp.zeros(size, dtype=np.uint8)
-    if mine:
-        frontier[source - lo] = 1
-    n_f, m_f = 1, int(comm.allreduce(xp.asarray([int(L.out_degree[source - lo]) if mine else 0]), "sum")[0])
-    m_u = int(comm.allreduce(L.out_degree.sum(dtype=np.int64).reshape(1), "sum")[0]) - m_f
-    top_down, level, rows = True, 0, []
-    while n_f and level != limit:
+        queue[0] = source - lo
+        queue_deg[0] = L.out_degree[source - lo]
+    m_source = int(L.out_degree[source - lo]) if mine else 0
+    counts[:3] = xp.stack([xp.asarray(int(mine)), xp.asarray(m_source), L.out_degree.sum(dtype=np.int64) - m_source])
+    top_down, level, rows, n_f, tick = True, 0, [], 0, time.perf_counter()
+    while True:
+        comm.allreduce(counts[:3], "sum", out=counts[3:])
+        got = to_host(ctx, counts)  # the level's one read of the device
+        queued, queue_arcs, previous = int(got[0]), int(got[1]), n_f
+        n_f, m_f, m_u = (int(x) for x in got[3:])
+        if level:
+            step = "push" if top_down else "pull"
+            if top_down and m_f > m_u / ALPHA:
+                top_down, why = False, f"m_f {m_f:,} > m_u {m_u:,} / {ALPHA}: bottom-up"
+            elif not top_down and n_f < n / BETA and n_f < previous:
+                top_down, why = True, f"n_f {n_f:,} < n / {BETA}, shrinking: top-down"
+            else:
+                why = "keep"
+            rows.append(dict(strategy=f"direction={step}", path=f"sync-{step}-dd", frontier_vertices=previous,
+                             frontier_edges=0, edges_processed=0, seconds=time.perf_counter() - tick,
+                             decision="pull" if not top_down else "push", reason=why))
+        if not n_f or level == limit:
+            break
         tick = time.perf_counter()
+        counts[:3].fill(0)
         if top_down:
-            mark = xp.zeros(n, dtype=np.uint8)
-            K.td_step(L.offsets, L.indices, queue, mark)
+            if mark is None:
+                mark = xp.empty(padded_size(L.counts), dtype=np.uint8)  # reduce_scatter sends it without a copy
+            mark.fill(0)
+            K.td_step(L.offsets, L.indices, queue[:queued], queue_deg[:queued], mark, queue_arcs)
             reached = comm.reduce_scatter(mark, L.counts, "max")
-            frontier = ((reached != 0) & (dist < 0)).astype(np.uint8)
-            dist = xp.where(frontier != 0, level + 1, dist)  # not dist[mask] = ...: a mask index waits on the GPU
+            bits.fill(0)
+            K.settle(reached, dist, level, L.out_degree, bits, queue, queue_deg, counts)
         else:
-            bits = comm.allgatherv(xp.packbits(frontier), byte_counts)
-            frontier = xp.zeros(size, dtype=np.uint8)
-            K.bu_step(L.in_offsets, L.in_indices, dist, bits, level, frontier)
-        new = frontier != 0
-        queue = xp.flatnonzero(new).astype(np.int64)
-        counts = comm.allreduce(xp.stack([new.sum(dtype=np.int64), xp.where(new, L.out_degree, 0).sum(),
-                                          xp.where(dist < 0, L.out_degree, 0).sum()]), "sum")
-        previous = n_f
-        n_f, m_f, m_u = (int(x) for x in to_host(ctx, counts))
-        step = "push" if top_down else "pull"
-        if top_down and m_f > m_u / ALPHA:
-            top_down, why = False, f"m_f {m_f:,} > m_u {m_u:,} / {ALPHA}: bottom-up"
-        elif not top_down and n_f < n / BETA and n_f < previous:
-            top_down, why = True, f"n_f {n_f:,} < n / {BETA}, shrinking: top-down"
-        else:
-            why = "keep"
+            frontier = comm.allgatherv(bits[:own_bytes], byte_counts)
+            bits.fill(0)
+            K.bu_step(L.in_offsets, L.in_indices, dist, frontier, level, L.out_degree, bits, queue, queue_deg, counts)
         level += 1
-        rows.append(dict(strategy=f"direction={step}", path=f"sync-{step}-dd", frontier_vertices=previous,
-                         frontier_edges=0, edges_processed=0, seconds=time.perf_counter() - tick,
-                         decision="pull" if not top_down else "push", reason=why))
     return to_host(ctx, dist), rows

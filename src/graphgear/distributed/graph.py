@@ -72,16 +72,29 @@ def is_distributed(graph: Any) -> bool:
     return isinstance(graph, DistributedGraph)
 
 
+EQUAL_RANGES_SLACK = 0.05  # equal vertex ranges unless a rank then holds over 5% more arcs than the mean
+
+
 def balanced_bounds(arcs_per_vertex: np.ndarray, parts: int) -> np.ndarray:
-    """Vertex bounds [0, b1, ..., n] of `parts` ranges holding about equal numbers of arcs: b_r is the first vertex
-    at which the running count of arcs reaches r/parts of all of them, rounded down to a multiple of ALIGN (a range
-    may be empty on a tiny graph)."""
+    """Vertex bounds [0, b1, ..., n] of `parts` ranges, every one but the last starting and ending on a multiple of
+    ALIGN (a range may be empty on a tiny graph).
+
+    Equal ranges (every rank but the last holds the same number of vertices) where no rank then holds more than
+    EQUAL_RANGES_SLACK over the mean number of arcs, as on graphs with randomly numbered vertices (Graph500's Kronecker
+    graphs): the ranks' slices of a vertex array then lie where NCCL's allgather and reduce-scatter put them, with no
+    copy into a padded layout (comm.py; what the copies cost is in docs/distributed.md). Otherwise b_r is the first
+    vertex at which the running count of arcs reaches r/parts of all of them, rounded down to a multiple of ALIGN."""
     n = int(arcs_per_vertex.shape[0])
     running = np.concatenate(([0], np.cumsum(arcs_per_vertex, dtype=np.int64)))
     total = int(running[-1])
     if total == 0:  # no arcs: split the vertices evenly
         running = np.arange(n + 1, dtype=np.int64)
         total = n
+    step = -(-n // (parts * ALIGN)) * ALIGN
+    equal = np.minimum(np.arange(parts + 1, dtype=np.int64) * step, n)
+    equal[-1] = n
+    if np.diff(running[equal]).max(initial=0) <= (1 + EQUAL_RANGES_SLACK) * total / parts:
+        return equal
     targets = (np.arange(1, parts, dtype=np.float64) * total / parts)
     cuts = np.searchsorted(running, targets, side="left") // ALIGN * ALIGN
     return np.concatenate(([0], np.minimum(cuts, n), [n])).astype(np.int64)

@@ -5,8 +5,10 @@ A rank's rows are its own vertices [lo, hi); the ids its arcs name are global. T
 
     TDStep          top-down step (Beamer): every arc of the rank's frontier marks its target in a global byte map
                     (the owners reduce it, comm.reduce_scatter)
+    Settle          after it: the own vertices marked and not yet visited join the next level (distance, bit, list)
     BUStep          bottom-up step: every unvisited own vertex scans its in-edges until it meets the (all-gathered)
-                    frontier, and joins the next level
+                    frontier bitmap, and joins the next level
+                    Both sum Beamer's counts (n_f, m_f, m_u) in the same pass over the rank's vertices
     Relax           SSSP: every arc of the rank's frontier lowers its target's tentative distance in a global array
     Hook            CC: each own vertex takes the least label over itself and its neighbours (Shiloach-Vishkin's
                     hooking by min label; the shortcut is a gather, done by the caller)
@@ -31,27 +33,47 @@ __all__ = ["HostKernels", "DeviceKernels", "kernels_for"]
 # ------------------------------------------------------------------------------------------------------------ CPU
 @numba.njit(cache=True, nogil=True)
 def _td_step(offsets, indices, queue, mark):  # pragma: no cover - numba
-    arcs = 0
     for i in queue:
         for a in range(offsets[i], offsets[i + 1]):
             mark[indices[a]] = 1
-        arcs += offsets[i + 1] - offsets[i]
-    return arcs
 
 
 @numba.njit(cache=True, nogil=True)
-def _bu_step(offsets, indices, dist, frontier, level, nxt):  # pragma: no cover - numba
-    found = 0
+def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_deg, counts):  # pragma: no cover
+    n_f, m_f, m_u = counts[0], counts[1], counts[2]
     for v in range(dist.shape[0]):
         if dist[v] < 0:
             for a in range(offsets[v], offsets[v + 1]):
                 u = indices[a]
                 if frontier[u >> 3] & (128 >> (u & 7)):  # np.packbits' order: the first vertex in the high bit
                     dist[v] = level + 1
-                    nxt[v] = 1
-                    found += 1
                     break
-    return found
+            if dist[v] < 0:
+                m_u += out_degree[v]
+            else:
+                bits[v >> 3] |= np.uint8(128 >> (v & 7))
+                queue[n_f] = v
+                queue_deg[n_f] = out_degree[v]
+                n_f += 1
+                m_f += out_degree[v]
+    counts[0], counts[1], counts[2] = n_f, m_f, m_u
+
+
+@numba.njit(cache=True, nogil=True)
+def _settle(reached, dist, level, out_degree, bits, queue, queue_deg, counts):  # pragma: no cover - numba
+    n_f, m_f, m_u = counts[0], counts[1], counts[2]
+    for v in range(dist.shape[0]):
+        if dist[v] < 0:
+            if reached[v]:
+                dist[v] = level + 1
+                bits[v >> 3] |= np.uint8(128 >> (v & 7))
+                queue[n_f] = v
+                queue_deg[n_f] = out_degree[v]
+                n_f += 1
+                m_f += out_degree[v]
+            else:
+                m_u += out_degree[v]
+    counts[0], counts[1], counts[2] = n_f, m_f, m_u
 
 
 @numba.njit(cache=True, nogil=True)
@@ -116,12 +138,18 @@ class HostKernels:
     xp = np
 
     @staticmethod
-    def td_step(offsets: Any, indices: Any, queue: Any, mark: Any) -> int:
-        return int(_td_step(offsets, indices, queue, mark))
+    def td_step(offsets: Any, indices: Any, queue: Any, queue_deg: Any, mark: Any, arcs: int) -> None:
+        _td_step(offsets, indices, queue, mark)
 
     @staticmethod
-    def bu_step(offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, nxt: Any) -> int:
-        return int(_bu_step(offsets, indices, dist, frontier, level, nxt))
+    def bu_step(offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, out_degree: Any, bits: Any,
+                queue: Any, queue_deg: Any, counts: Any) -> None:
+        _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_deg, counts)
+
+    @staticmethod
+    def settle(reached: Any, dist: Any, level: int, out_degree: Any, bits: Any, queue: Any, queue_deg: Any,
+               counts: Any) -> None:
+        _settle(reached, dist, level, out_degree, bits, queue, queue_deg, counts)
 
     @staticmethod
     def relax(offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
@@ -157,16 +185,6 @@ __device__ __forceinline__ long long frontier_row(const long long* start, long l
   return lo;
 }
 
-template <typename I>
-__global__ void td_step(const long long* offsets, const I* indices, const long long* queue, const long long* start,
-                        long long count, long long arcs, unsigned char* mark) {
-  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < arcs; t += (long long)gridDim.x * blockDim.x) {
-    const long long k = frontier_row(start, count, t);
-    const long long a = offsets[queue[k]] + (t - start[k]);
-    mark[indices[a]] = 1;
-  }
-}
-
 template <typename I, typename W>
 __global__ void relax(const long long* offsets, const I* indices, const W* weights, const long long* queue,
                       const long long* start, long long count, long long arcs, const double* dist, double* cand) {
@@ -180,18 +198,97 @@ __global__ void relax(const long long* offsets, const I* indices, const W* weigh
   }
 }
 
+// A vertex joins the next frontier: its bit (np.packbits' order, set by an atomicOr on the aligned 32-bit word that
+// holds its byte: the bit buffers are allocated in whole words) and its slot in the list, with its out-degree beside
+// it for the next top-down step's prefix sum (one atomic a warp).
+__device__ __forceinline__ void join(unsigned char* bits, long long* queue, long long* queue_deg,
+                                     unsigned long long* tail, long long v, long long degree, bool joined) {
+  const unsigned active = __activemask();
+  const unsigned ballot = __ballot_sync(active, joined);
+  if (!ballot) return;
+  const int lane = threadIdx.x & 31, leader = __ffs(ballot) - 1;
+  unsigned long long base = 0;
+  if (lane == leader) base = atomicAdd(tail, (unsigned long long)__popc(ballot));
+  base = __shfl_sync(active, base, leader);
+  if (joined) {
+    const long long b = v >> 3;
+    atomicOr((unsigned int*)bits + (b >> 2), (128u >> (v & 7)) << ((b & 3) * 8));
+    const unsigned long long slot = base + __popc(ballot & ((1u << lane) - 1));
+    queue[slot] = v;
+    queue_deg[slot] = degree;
+  }
+}
+
+// The level's m_f (out-arcs of the vertices that joined) and m_u (out-arcs of those still unvisited): a warp's sum, one
+// atomic a warp.
+__device__ __forceinline__ void add_counts(unsigned long long* counts, long long m_f, long long m_u) {
+  for (int o = 16; o; o >>= 1) {
+    m_f += __shfl_down_sync(0xffffffffu, m_f, o);
+    m_u += __shfl_down_sync(0xffffffffu, m_u, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (m_f) atomicAdd(counts + 1, (unsigned long long)m_f);
+    if (m_u) atomicAdd(counts + 2, (unsigned long long)m_u);
+  }
+}
+
+// Top-down: the frontier's out-arcs, one thread each (merge-path over `end`, the inclusive prefix sum of the
+// frontier's degrees: arc t belongs to queue[k] for the first k with end[k] > t), each marking its target in a byte
+// map over all vertices (reduced by their owners: comm.reduce_scatter).
+__device__ __forceinline__ long long frontier_row_incl(const long long* end, long long count, long long t) {
+  long long lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const long long mid = (lo + hi) >> 1;
+    if (end[mid] > t) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+template <typename I>
+__global__ void td_step(const long long* offsets, const I* indices, const long long* queue, const long long* end,
+                        long long count, long long arcs, unsigned char* mark) {
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < arcs; t += (long long)gridDim.x * blockDim.x) {
+    const long long k = frontier_row_incl(end, count, t);
+    mark[indices[offsets[queue[k]] + (t - (k ? end[k - 1] : 0))]] = 1;
+  }
+}
+
 template <typename I>
 __global__ void bu_step(const long long* offsets, const I* indices, long long* dist, const unsigned char* frontier,
-                        long long level, unsigned char* nxt, unsigned long long* found, long long size) {
-  unsigned long long mine = 0;
+                        long long level, const long long* out_degree, unsigned char* bits, long long* queue,
+                        long long* queue_deg, unsigned long long* counts, long long size) {
+  long long m_f = 0, m_u = 0;
   for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
-    if (dist[v] >= 0) continue;
-    for (long long a = offsets[v]; a < offsets[v + 1]; ++a) {
-      const long long u = indices[a];
-      if (frontier[u >> 3] & (1u << (7 - (u & 7)))) { dist[v] = level + 1; nxt[v] = 1; ++mine; break; }
+    bool joined = false;
+    long long degree = 0;
+    if (dist[v] < 0) {
+      degree = out_degree[v];
+      for (long long a = offsets[v], end = offsets[v + 1]; a < end; ++a) {
+        const long long u = indices[a];
+        if (frontier[u >> 3] & (128u >> (u & 7))) { joined = true; break; }
+      }
+      if (joined) { dist[v] = level + 1; m_f += degree; } else m_u += degree;
     }
+    join(bits, queue, queue_deg, counts, v, degree, joined);
   }
-  if (mine) atomicAdd(found, mine);
+  add_counts(counts, m_f, m_u);
+}
+
+// After a top-down step: the own vertices the owners' reduction marked, not yet visited, join the next level.
+__global__ void settle(const unsigned char* reached, long long* dist, long long level, const long long* out_degree,
+                       unsigned char* bits, long long* queue, long long* queue_deg, unsigned long long* counts,
+                       long long size) {
+  long long m_f = 0, m_u = 0;
+  for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
+    bool joined = false;
+    long long degree = 0;
+    if (dist[v] < 0) {
+      degree = out_degree[v];
+      if (reached[v]) { joined = true; dist[v] = level + 1; m_f += degree; } else m_u += degree;
+    }
+    join(bits, queue, queue_deg, counts, v, degree, joined);
+  }
+  add_counts(counts, m_f, m_u);
 }
 
 template <typename I, typename L>
@@ -248,7 +345,7 @@ class DeviceKernels:
         import cupy
 
         self.xp = cupy
-        names = []
+        names = ["settle"]
         for i in ("int", "long long"):
             names += [f"td_step<{i}>", f"bu_step<{i}>", f"level_parents<{i}>"]
             for w in ("float", "double"):
@@ -272,21 +369,29 @@ class DeviceKernels:
         arcs = int(start[-1] + degrees[-1]) if queue.size else 0
         return start, arcs
 
-    def td_step(self, offsets: Any, indices: Any, queue: Any, mark: Any) -> int:
-        start, arcs = self._starts(offsets, queue)
+    def td_step(self, offsets: Any, indices: Any, queue: Any, queue_deg: Any, mark: Any, arcs: int) -> None:
+        """`queue_deg`: the queue's out-degrees (written beside it by bu_step and settle); `arcs`: their sum, known to
+        the caller (the last level's m_f), so nothing is read from the device here."""
         if arcs:
+            end = self.xp.cumsum(queue_deg)
             self._fn("td_step", indices)(self._grid(arcs), (_BLOCK,),
-                                         (offsets, indices, queue, start, np.int64(queue.size), np.int64(arcs), mark))
-        return arcs
+                                         (offsets, indices, queue, end, np.int64(queue.size), np.int64(arcs), mark))
 
-    def bu_step(self, offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, nxt: Any) -> int:
-        found = self.xp.zeros(1, dtype=np.uint64)
+    def bu_step(self, offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, out_degree: Any, bits: Any,
+                queue: Any, queue_deg: Any, counts: Any) -> None:
         size = dist.shape[0]
         if size:
             self._fn("bu_step", indices)(self._grid(size), (_BLOCK,),
-                                         (offsets, indices, dist, frontier, np.int64(level), nxt, found,
-                                          np.int64(size)))
-        return int(found[0])
+                                         (offsets, indices, dist, frontier, np.int64(level), out_degree, bits, queue,
+                                          queue_deg, counts, np.int64(size)))
+
+    def settle(self, reached: Any, dist: Any, level: int, out_degree: Any, bits: Any, queue: Any, queue_deg: Any,
+               counts: Any) -> None:
+        size = dist.shape[0]
+        if size:
+            self.module.get_function("settle")(self._grid(size), (_BLOCK,),
+                                               (reached, dist, np.int64(level), out_degree, bits, queue, queue_deg,
+                                                counts, np.int64(size)))
 
     def relax(self, offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
         start, arcs = self._starts(offsets, queue)
