@@ -91,6 +91,40 @@ def test_generator_drawn_by_threads_is_gg_load_graph(client, monkeypatch, k):
         assert np.array_equal(h.weights, g.weights)
 
 
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(0, 3000), n=st.integers(1, 500), P=st.integers(1, 6), mirror=st.booleans(),
+       drop_loops=st.booleans(), weighted=st.booleans(), seed=st.integers(0, 2**31))
+def test_records_laid_out_by_owner(m, n, P, mirror, drop_loops, weighted, seed):
+    """_to_owners' counting sort sends rank p exactly the records it owns (mirrored and without loops as asked)."""
+    from graphgear.distributed.graph import balanced_bounds
+    from graphgear.distributed.readers import _to_owners
+
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.random(m).astype(np.float32) if weighted else None
+    bounds = balanced_bounds(rng.integers(0, 5, n), P)
+
+    class Host:  # one rank's view: what it sends to every rank, returned as if each sent it back
+        size = P
+
+        def alltoallv(self, pieces):
+            assert len(pieces) == P
+            self.pieces = pieces
+            return pieces
+
+    key, other, weights = _to_owners(Host(), bounds, src, dst, w, mirror=mirror, drop_loops=drop_loops)
+    keep = src != dst if drop_loops else np.ones(m, dtype=bool)
+    wk, wo = src[keep], dst[keep]
+    ww = np.zeros(wk.size, dtype=np.float32) if w is None else w[keep]
+    if mirror:
+        wk, wo, ww = np.concatenate((wk, wo)), np.concatenate((wo, wk)), np.concatenate((ww, ww))
+    owner = np.searchsorted(bounds, key, side="right") - 1
+    assert (np.diff(owner) >= 0).all()  # rank 0's records, then rank 1's, ...
+    assert (weights is None) == (w is None)
+    gw = np.zeros(key.size, dtype=np.float32) if weights is None else weights
+    assert sorted(zip(key.tolist(), other.tolist(), gw.tolist())) == sorted(zip(wk.tolist(), wo.tolist(), ww.tolist()))
+
+
 def test_balanced_bounds_equal_ranges_unless_unbalanced():
     """Equal vertex ranges (every one but the last the same length, so NCCL's collectives need no copies) where no
     rank then holds over EQUAL_RANGES_SLACK more arcs than the mean; ranges balanced by arcs otherwise."""

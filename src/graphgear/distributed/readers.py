@@ -10,11 +10,11 @@ generator's records), the records travel to the owners of their vertices, and ea
                 (the PCG64 stream advanced to its first record's draws), so the graph is gg.load's
 
 Then, as `gg.load` builds: the ranks' record counts per vertex (an allreduce) give the balanced bounds
-(partition.balanced_bounds); every record goes to the owner of its source (comm alltoallv, in file order), both
-directions of each edge on an undirected graph; each owner builds its CSR rows with graph.build.build_csr (self-loops
-and duplicate arcs dropped, a duplicate keeping its least weight) and, on a directed graph, its CSC rows from the
-records sent to the owner of their target. An edge list whose ids leave gaps is renumbered as gg.load renumbers it
-(the ids named, in increasing order; they become the graph's labels).
+(graph.balanced_bounds); every record goes to the owner of its source (laid out by owner with a parallel counting
+sort, then comm alltoallv), both directions of each edge on an undirected graph; each owner builds its CSR rows with
+graph.build.build_csr (self-loops and duplicate arcs dropped, a duplicate keeping its least weight) and, on a directed
+graph, its CSC rows from the records sent to the owner of their target. An edge list whose ids leave gaps is
+renumbered as gg.load renumbers it (the ids named, in increasing order; they become the graph's labels).
 
 A format not listed here (Matrix Market, DIMACS, METIS, CSV with a header row, KONECT, gzip) is loaded by the client
 and scattered: `read_in_parallel` says whether it took the path.
@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from ..errors import GraphgearError
@@ -125,43 +126,124 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
             rank_of = np.cumsum(named, dtype=np.int64) - 1
             labels = np.flatnonzero(named).astype(np.int64)
             src, dst, n = rank_of[src], rank_of[dst], int(labels.size)
-    loops = src == dst  # dropped as gg.load drops them (build_csr below sees local row ids, not the vertices)
-    if loops.any():
-        keep = ~loops
-        src, dst, weights = src[keep], dst[keep], None if weights is None else weights[keep]
-    if not directed:  # both arcs of every edge
-        src, dst = np.concatenate((src, dst)), np.concatenate((dst, src))
-        weights = None if weights is None else np.concatenate((weights, weights))
-    load = np.bincount(src, minlength=n).astype(np.int64)
-    if directed:
-        load += np.bincount(dst, minlength=n)
+    # arcs per vertex, out and in (an undirected edge is an arc each way); self-loops are dropped as gg.load drops
+    # them (build_csr below sees local row ids, not the vertices), so they count nothing
+    load = np.bincount(src, minlength=n).astype(np.int64) + np.bincount(dst, minlength=n)
+    loops = src[src == dst]
+    if loops.size:
+        load -= 2 * np.bincount(loops, minlength=n)
+    del loops
     bounds = balanced_bounds(host.allreduce(load, "sum"), P)
-    rows = _to_owners(host, bounds, src, dst, weights)
+    del load
+    rows = _to_owners(host, bounds, src, dst, weights, mirror=not directed, drop_loops=True)
+    cols = _to_owners(host, bounds, dst, src, weights, drop_loops=True) if directed else None
+    del src, dst, weights  # the records, once sent: the builds below need the memory
     lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
-    offsets, indices, w, _ = build_csr(rows[0] - lo, rows[1], rows[2], max(n, 1), True, keep_self_loops=True)
-    out = Part(lo, hi, n, directed, bounds, np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w, labels=labels,
-               name=name)
-    if directed:
-        cols = _to_owners(host, bounds, dst, src, weights)
-        offsets, indices, w, _ = build_csr(cols[0] - lo, cols[1], cols[2], max(n, 1), True, keep_self_loops=True)
-        out.in_offsets, out.in_indices, out.in_weights = np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w
+    offsets, indices, w = _own_rows(rows, lo, hi, n)
+    del rows
+    out = Part(lo, hi, n, directed, bounds, offsets, indices, w, labels=labels, name=name)
+    if cols is not None:
+        out.in_offsets, out.in_indices, out.in_weights = _own_rows(cols, lo, hi, n)
     return out
 
 
-def _to_owners(host: Any, bounds: np.ndarray, key: np.ndarray, other: np.ndarray, weights: np.ndarray | None) -> list:
-    """The records (key, other, weight) each rank owns by `key`, gathered there in rank order then record order."""
-    owner = (np.searchsorted(bounds, key, side="right") - 1).astype(np.int16)  # a stable sort of 16-bit keys is a
-    order = np.argsort(owner, kind="stable")  # radix sort in NumPy: linear, not n log n
-    cuts = np.searchsorted(owner[order], np.arange(host.size + 1))
+def _own_rows(records: list, lo: int, hi: int, n: int, *, keep_duplicates: bool = False) -> tuple:
+    """The rank's rows [lo, hi) from the records it owns (row, global target, weight), by gg.load's CSR build. The
+    build sees only the rank's hi - lo rows (its passes and arrays are per row), unless the targets need the wide
+    build of 2^31 ids and more, which takes the whole id range."""
+    rows = hi - lo if n < 2**31 else max(n, 1)
+    offsets, indices, w, _ = build_csr(records[0] - lo, records[1], records[2], max(rows, 1), True,
+                                       keep_self_loops=True, keep_duplicates=keep_duplicates)
+    return np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w
+
+
+def _to_owners(host: Any, bounds: np.ndarray, key: np.ndarray, other: np.ndarray, weights: np.ndarray | None, *,
+               mirror: bool = False, drop_loops: bool = False) -> list:
+    """The records (key, other, weight) each rank owns by `key`, gathered there in rank order. `mirror`: every record
+    also travels as (other, key, weight) to the owner of `other` (both arcs of an undirected edge); `drop_loops`:
+    records with key == other stay behind.
+
+    The records are laid out by owner in two parallel passes (a count per owner and slice of the records, then each
+    slice writing at its own offsets: a counting sort on the owners), and each owner's block travels as it is."""
+    P = host.size
+    chunks = max(1, min(64, key.shape[0] // (1 << 16)))
+    counts = _owner_counts(key, other, bounds, mirror, drop_loops, chunks)
+    totals = counts.sum(axis=0)
+    cuts = np.concatenate(([0], np.cumsum(totals)))
+    start = cuts[:-1] + np.cumsum(counts, axis=0) - counts  # where slice c's records for rank p begin
+    laid = [np.empty(int(cuts[-1]), dtype=key.dtype), np.empty(int(cuts[-1]), dtype=other.dtype),
+            None if weights is None else np.empty(int(cuts[-1]), dtype=weights.dtype)]
+    _owner_scatter(key, other, _NO_WEIGHTS if weights is None else weights, weights is not None, bounds, mirror,
+                   drop_loops, start, laid[0], laid[1], _NO_WEIGHTS if weights is None else laid[2])
     out = []
-    for column in (key, other, weights):
+    for k in range(3):  # a column at a time, each freed once sent (a kron:28 part is 17 GB a column)
+        column, laid[k] = laid[k], None
         if column is None:
             out.append(None)
             continue
-        sorted_column = column[order]
-        got = host.alltoallv([sorted_column[cuts[p]:cuts[p + 1]] for p in range(host.size)])
+        got = host.alltoallv([column[cuts[p]:cuts[p + 1]] for p in range(P)])
+        del column
         out.append(np.concatenate(got))
+        del got
     return out
+
+
+_NO_WEIGHTS = np.zeros(0, dtype=np.float32)
+
+
+@numba.njit(cache=True, nogil=True)
+def _owner(bounds, u):  # pragma: no cover - numba
+    """The rank whose range holds vertex u: the last r with bounds[r] <= u (ranges may be empty)."""
+    lo, hi = 0, bounds.shape[0] - 1
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if bounds[mid] <= u:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _owner_counts(key, other, bounds, mirror, drop_loops, chunks):  # pragma: no cover - numba
+    m = key.shape[0]
+    counts = np.zeros((chunks, bounds.shape[0] - 1), dtype=np.int64)
+    for c in numba.prange(chunks):
+        for i in range(m * c // chunks, m * (c + 1) // chunks):
+            u, v = key[i], other[i]
+            if drop_loops and u == v:
+                continue
+            counts[c, _owner(bounds, u)] += 1
+            if mirror:
+                counts[c, _owner(bounds, v)] += 1
+    return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _place(bounds, at, u, v, w, weighted, out_key, out_other, out_weights):  # pragma: no cover - numba
+    """Record (u, v, w) into the next free slot of u's owner's block."""
+    p = _owner(bounds, u)
+    j = at[p]
+    out_key[j], out_other[j] = u, v
+    if weighted:
+        out_weights[j] = w
+    at[p] = j + 1
+
+
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _owner_scatter(key, other, weights, weighted, bounds, mirror, drop_loops, start, out_key, out_other,
+                   out_weights):  # pragma: no cover - numba
+    m, chunks = key.shape[0], start.shape[0]
+    for c in numba.prange(chunks):
+        at = start[c].copy()
+        for i in range(m * c // chunks, m * (c + 1) // chunks):
+            u, v = key[i], other[i]
+            if drop_loops and u == v:
+                continue
+            w = weights[i] if weighted else np.float32(0)
+            _place(bounds, at, u, v, w, weighted, out_key, out_other, out_weights)
+            if mirror:
+                _place(bounds, at, v, u, w, weighted, out_key, out_other, out_weights)
 
 
 # ------------------------------------------------------------------------------------------------------- generators
@@ -277,9 +359,7 @@ def _npz_rank(ctx: Any, part: None, path_text: str, directed: bool | None) -> Pa
     if graph_directed:  # the in-edges: every arc to the owner of its target, built there into CSC rows
         rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(out.offsets))
         cols = _to_owners(ctx.host, bounds, indices.astype(np.int64), rows, weights)
-        in_offsets, in_indices, in_weights, _ = build_csr(cols[0] - lo, cols[1], cols[2], max(n, 1), True,
-                                                          keep_self_loops=True, keep_duplicates=True)
-        out.in_offsets, out.in_indices, out.in_weights = in_offsets[:hi - lo + 1].copy(), in_indices, in_weights
+        out.in_offsets, out.in_indices, out.in_weights = _own_rows(cols, lo, hi, n, keep_duplicates=True)
     return out
 
 
