@@ -125,6 +125,42 @@ def test_records_laid_out_by_owner(m, n, P, mirror, drop_loops, weighted, seed):
     assert sorted(zip(key.tolist(), other.tolist(), gw.tolist())) == sorted(zip(wk.tolist(), wo.tolist(), ww.tolist()))
 
 
+def _slow_kron_records(ctx, *args):
+    """gg's own records, after a pause long enough for the client to see the first phase."""
+    import time
+
+    from graphgear.distributed import readers
+
+    time.sleep(0.8)
+    return readers.kron_records_unpatched(ctx, *args)
+
+
+def test_build_progress_names_the_phases(client, monkeypatch):
+    """With progress on, the client's bar follows rank 0 through the build's phases; the Variable it reads is gone
+    afterwards, and the graph is gg.load's."""
+    from graphgear import progress
+    from graphgear.distributed import readers
+
+    seen = []
+    update = progress.Task.update
+
+    def recorded(self, completed=None, description=None):
+        seen.append(description)
+        update(self, completed, description)
+
+    monkeypatch.setattr(progress.Task, "update", recorded)
+    monkeypatch.setattr(progress, "_enabled_by_default", True)
+    monkeypatch.setattr(readers, "kron_records_unpatched", readers._kron_records, raising=False)
+    monkeypatch.setattr(readers, "_kron_records", _slow_kron_records)
+    with partition("kron:10", client, workers=_workers(client, 2)) as dg:
+        assert np.array_equal(dg.to_graph().indices, gg.load("kron:10").indices)
+        assert any(d and d.endswith(readers.BUILD_PHASES[0]) for d in seen)
+        from distributed import Variable
+
+        with pytest.raises(readers._TIMEOUTS):  # deleted: nothing left to read
+            Variable(f"{dg.key}-phase", client=client).get(timeout=0.2)
+
+
 def test_balanced_bounds_equal_ranges_unless_unbalanced():
     """Equal vertex ranges (every one but the last the same length, so NCCL's collectives need no copies) where no
     rank then holds over EQUAL_RANGES_SLACK more arcs than the mean; ranges balanced by arcs otherwise."""

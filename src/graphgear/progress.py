@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["task", "enable", "Task"]
+__all__ = ["task", "enable", "shown", "Task"]
 
 DELAY_S = 1.0  # a task shorter than this never shows a bar
 _enabled_by_default = False
@@ -24,6 +24,11 @@ def enable(on: bool = True) -> None:
     """Turn progress bars on (the CLI does) or off for every later task that does not say otherwise."""
     global _enabled_by_default
     _enabled_by_default = on
+
+
+def shown(flag: bool | None = None) -> bool:
+    """Whether a task asked with ``enabled=flag`` shows its bar (None follows `enable`)."""
+    return _enabled_by_default if flag is None else bool(flag)
 
 
 class Task:
@@ -72,7 +77,7 @@ class Task:
 @contextmanager
 def task(description: str, total: float | None = None, enabled: bool | None = None) -> Iterator[Task]:
     """A progress task; ``enabled=None`` follows `enable` (off in the library, on in the CLI)."""
-    bar = Task(description, total, _enabled_by_default if enabled is None else enabled)
+    bar = Task(description, total, shown(enabled))
     try:
         yield bar
     finally:

@@ -22,6 +22,7 @@ and scattered: `read_in_parallel` says whether it took the path.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +32,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from .. import progress
 from ..errors import GraphgearError
 from ..graph.build import build_csr
 from .graph import DistributedGraph, Part, balanced_bounds
@@ -71,9 +73,64 @@ def read_in_parallel(dg: DistributedGraph, path_or_spec: Any, directed: bool | N
 
 
 # ------------------------------------------------------------------------------------------------- the shared build
+BUILD_PHASES = ("reading the records", "counting arcs per vertex", "sending records to their owners",
+                "building the rows")
+
+
 def _build(dg: DistributedGraph, records: Any, args: tuple, directed: bool, *, name: str,
            renumber: bool = False) -> None:
-    _adopt(dg, dg.spmd(_build_rank, records, args, directed, renumber, name, keep=True))
+    # with progress on, rank 0 names its phase in a Dask Variable and the client's bar shows it
+    phase = f"{dg.key}-phase" if progress.shown() else None
+    futures = dg.spmd(_build_rank, records, args, directed, renumber, name, phase, keep=True)
+    if phase is not None:
+        _follow(dg, futures, phase, f"{name} on {dg.size} workers")
+    _adopt(dg, futures)
+
+
+def _follow(dg: DistributedGraph, futures: list[Any], phase: str, what: str) -> None:
+    """Wait for the ranks' build with a progress bar naming the phase rank 0 is in."""
+    from distributed import Variable, wait
+
+    variable = Variable(phase, client=dg.client)
+    try:
+        with progress.task(f"{what}: {BUILD_PHASES[0]}", total=len(BUILD_PHASES)) as bar:
+            while True:
+                try:
+                    wait(futures, timeout=0.25)
+                    break
+                except _TIMEOUTS:
+                    pass
+                try:
+                    k = int(variable.get(timeout=0.05))
+                except _TIMEOUTS:
+                    continue
+                bar.update(k, description=f"{what}: {BUILD_PHASES[k]}")
+    finally:
+        variable.delete()
+
+
+_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)  # the same class from Python 3.11 on
+
+
+def _reporter(ctx: Any, phase: str) -> Any:
+    """Rank 0's way of naming its phase to the client (the others say nothing). Progress never fails a build: a
+    Variable that cannot be set (no client in this worker) is given up."""
+    if ctx.rank != 0 or phase is None:
+        return lambda k: None
+    try:
+        from distributed import Variable
+
+        variable = Variable(phase)
+    except Exception:  # noqa: BLE001 - see the docstring
+        return lambda k: None
+
+    def say(k: int) -> None:
+        try:
+            variable.set(k)
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
+
+    return say
 
 
 def _adopt(dg: DistributedGraph, futures: list[Any]) -> None:
@@ -113,9 +170,13 @@ def _guarded(ctx: Any, work: Any) -> Any:
     return value
 
 
-def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool, name: str) -> Part:
+def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool, name: str,
+                phase: str | None) -> Part:
     host, P = ctx.host, ctx.size
+    say = _reporter(ctx, phase)
+    say(0)
     src, dst, weights, n = records(ctx, *args)
+    say(1)
     labels = None
     if renumber:  # ids with gaps: the ids named, in increasing order, become 0..V-1 (gg.load's compact_ids)
         named = np.zeros(n, dtype=np.uint8)
@@ -135,9 +196,11 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
     del loops
     bounds = balanced_bounds(host.allreduce(load, "sum"), P)
     del load
+    say(2)
     rows = _to_owners(host, bounds, src, dst, weights, mirror=not directed, drop_loops=True)
     cols = _to_owners(host, bounds, dst, src, weights, drop_loops=True) if directed else None
     del src, dst, weights  # the records, once sent: the builds below need the memory
+    say(3)
     lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
     offsets, indices, w = _own_rows(rows, lo, hi, n)
     del rows
