@@ -16,6 +16,8 @@ importable (carried as wheels: docs/distributed.md). NVLink multicast stays off 
 3. with --largest L, kron:L on the most GPUs (drawn by the workers, not gathered);
 4. the single-GPU graphgear (gg.bfs / gg.pagerank with backend="cuda" on one Graph) on kron:SCALE, for reference.
 
+--only-largest runs step 3 alone (the largest graph's build can take most of a device command's time).
+
 Prints the strong- and weak-scaling tables (time, GTEPS, speedup over one GPU); --json writes every row.
 GTEPS: BFS, the graph's undirected edges per second of one search (Graph500's count, whole graph); PageRank, arcs
 per second of one iteration.
@@ -83,6 +85,32 @@ def measure(dg, source: int, repeat: int, edges: int, arcs: int) -> dict:
             "bfs_level_steps": [row.path for row in b.trace]}
 
 
+def largest(scale: int, gpus: int, repeat: int) -> dict:
+    """kron:SCALE drawn by `gpus` workers (not gathered) and timed as `measure` times the others."""
+    from graphgear.distributed import partition
+
+    client = cluster(gpus)
+    t = time.perf_counter()
+    dg = partition(f"kron:{scale}", client, backend=BACKEND)
+    built = time.perf_counter() - t
+    degrees = dg.out_degree()
+    source = int(np.argmax(degrees))
+    arcs = int(degrees.sum())
+    log(f"kron:{scale}: {dg.num_vertices:,} vertices, {arcs:,} arcs on {gpus} GPUs, built in {built:.1f} s")
+    r = {"gpus": gpus, "scale": scale, "largest": True, "build_s": built,
+         **measure(dg, source, max(3, repeat // 2), arcs // 2, arcs)}
+    log(r)
+    dg.close()
+    client.close()
+    return r
+
+
+def print_largest(r: dict) -> None:
+    print(f"\nLargest: kron:{r['scale']} on {r['gpus']} GPUs, built in {r['build_s']:.1f} s: "
+          f"BFS {r['bfs_loop_ms']:.2f} ms ({r['bfs_gteps']:.2f} GTEPS), "
+          f"PageRank {r['pr_iter_ms']:.3f} ms/iteration ({r['pr_gteps']:.2f} GTEPS)")
+
+
 def single_gpu(m: dict, repeat: int) -> dict:
     """gg.bfs and gg.pagerank (power iteration) on one Graph on GPU 0, CUDA-event timed (bench.gpu.time_gpu)."""
     import cupy
@@ -111,6 +139,7 @@ def main() -> int:
     ap.add_argument("--work", default="/tmp/gg-scaling")
     ap.add_argument("--json", default="")
     ap.add_argument("--skip-single", action="store_true", help="no single-process graphgear reference")
+    ap.add_argument("--only-largest", action="store_true", help="only step 3: kron:LARGEST on the most GPUs")
     ap.add_argument("--backend", default="cuda", choices=("cuda", "cpu"), help="cpu: a dry run of the script on CPU "
                     "workers (--gpus then counts workers)")
     args = ap.parse_args()
@@ -140,6 +169,12 @@ def main() -> int:
     weak = {P: args.scale - steps + int(np.log2(P)) for P in counts}
     scales = sorted(set(weak.values()) | {args.scale})
     rows: list[dict] = []
+    if args.only_largest:
+        rows.append(largest(args.largest, most, args.repeat))
+        print_largest(rows[-1])
+        if args.json:
+            Path(args.json).write_text(json.dumps({"gpu": name, "rows": rows}, indent=2, default=str))
+        return 0
 
     # 1. draw the graphs on the most GPUs, save them for the smaller clusters; time the most GPUs on them too
     client = cluster(most)
@@ -204,19 +239,7 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"gpu": name, "rows": rows}, indent=2, default=str))
     if args.largest:
-        client = cluster(most)
-        t = time.perf_counter()
-        dg = partition(f"kron:{args.largest}", client, backend=BACKEND)
-        built = time.perf_counter() - t
-        degrees = dg.out_degree()
-        source = int(np.argmax(degrees))
-        arcs = int(degrees.sum())
-        log(f"kron:{args.largest}: {dg.num_vertices:,} vertices, {arcs:,} arcs on {most} GPUs, built in {built:.1f} s")
-        r = measure(dg, source, max(3, args.repeat // 2), arcs // 2, arcs)
-        rows.append({"gpus": most, "scale": args.largest, "largest": True, **r})
-        log(rows[-1])
-        dg.close()
-        client.close()
+        rows.append(largest(args.largest, most, args.repeat))
     # 3. single-process graphgear on one GPU, for reference (after the clusters are gone: the GPU is free)
     single: dict = {}
     if not args.skip_single:
@@ -228,9 +251,7 @@ def main() -> int:
             log("single-process graphgear failed:", single["error"])
     for r in rows:
         if r.get("largest"):
-            print(f"\nLargest: kron:{r['scale']} on {r['gpus']} GPUs: BFS {r['bfs_loop_ms']:.2f} ms "
-                  f"({r['bfs_gteps']:.2f} GTEPS), PageRank {r['pr_iter_ms']:.3f} ms/iteration ({r['pr_gteps']:.2f} "
-                  "GTEPS)")
+            print_largest(r)
     if single.get("bfs_ms"):
         print(f"\nSingle-process graphgear on one GPU, kron:{args.scale}: BFS {single['bfs_ms']:.2f} ms, PageRank "
               f"{single['pr_ms']:.2f} ms in {single['pr_iterations']} iterations")
