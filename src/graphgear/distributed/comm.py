@@ -15,7 +15,7 @@ the ranks exchange vertex arrays with the four collectives below, named as NCCL 
 reduce-scatter. The ranks' slices may differ in size, so each travels padded to the largest: on equal ranges, which
 graph.balanced_bounds prefers, the padded layout is the array's own and nothing is copied; otherwise the slices are
 copied into place. cuGraph's raft comms send one broadcast or reduce per rank in a group instead, as this module did
-first: PageRank's allgather then moved 114 GB/s on 4 H100s, against 180 GB/s now (docs/distributed.md).
+first, which moved PageRank's allgather more slowly (docs/distributed.md has both measurements).
 
 `HostCollectives` runs them on NumPy arrays over a full mesh of TCP connections made with the standard library's
 multiprocessing.connection (authenticated with a key the client draws), so that every distributed algorithm runs, and
