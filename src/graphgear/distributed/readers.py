@@ -239,7 +239,7 @@ def _to_owners(host: Any, bounds: np.ndarray, key: np.ndarray, other: np.ndarray
     _owner_scatter(key, other, _NO_WEIGHTS if weights is None else weights, weights is not None, bounds, mirror,
                    drop_loops, start, laid[0], laid[1], _NO_WEIGHTS if weights is None else laid[2])
     out = []
-    for k in range(3):  # a column at a time, each freed once sent (8 bytes a record each, on the largest graphs)
+    for k in range(3):  # a column at a time, each freed once sent (a column is 8 bytes an arc)
         column, laid[k] = laid[k], None
         if column is None:
             out.append(None)
