@@ -39,23 +39,32 @@ def _td_step(offsets, indices, queue, mark):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _join(v, level, dist, out_degree, bits, queue, queue_deg, n_f):  # pragma: no cover - numba
+    """Vertex v joins the next frontier: its distance, its bit (np.packbits' order: the first vertex in the high bit)
+    and slot n_f of the list, with its out-degree beside it."""
+    dist[v] = level + 1
+    bits[v >> 3] |= np.uint8(128 >> (v & 7))
+    queue[n_f] = v
+    queue_deg[n_f] = out_degree[v]
+
+
+@numba.njit(cache=True, nogil=True)
 def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_deg, counts):  # pragma: no cover
     n_f, m_f, m_u = counts[0], counts[1], counts[2]
     for v in range(dist.shape[0]):
         if dist[v] < 0:
+            found = False
             for a in range(offsets[v], offsets[v + 1]):
                 u = indices[a]
-                if frontier[u >> 3] & (128 >> (u & 7)):  # np.packbits' order: the first vertex in the high bit
-                    dist[v] = level + 1
+                if frontier[u >> 3] & (128 >> (u & 7)):
+                    found = True
                     break
-            if dist[v] < 0:
-                m_u += out_degree[v]
-            else:
-                bits[v >> 3] |= np.uint8(128 >> (v & 7))
-                queue[n_f] = v
-                queue_deg[n_f] = out_degree[v]
+            if found:
+                _join(v, level, dist, out_degree, bits, queue, queue_deg, n_f)
                 n_f += 1
                 m_f += out_degree[v]
+            else:
+                m_u += out_degree[v]
     counts[0], counts[1], counts[2] = n_f, m_f, m_u
 
 
@@ -65,10 +74,7 @@ def _settle(reached, dist, level, out_degree, bits, queue, queue_deg, counts):  
     for v in range(dist.shape[0]):
         if dist[v] < 0:
             if reached[v]:
-                dist[v] = level + 1
-                bits[v >> 3] |= np.uint8(128 >> (v & 7))
-                queue[n_f] = v
-                queue_deg[n_f] = out_degree[v]
+                _join(v, level, dist, out_degree, bits, queue, queue_deg, n_f)
                 n_f += 1
                 m_f += out_degree[v]
             else:
