@@ -10,8 +10,9 @@ once, saved under /tmp/gg-profile and read back by the smaller clusters):
 2. the same searches with every kernel and collective of the ranks wrapped in a device synchronisation before and
    after (so each phase is timed alone; the sum is larger than the loop): ms per search, per rank;
 3. on every rank, the collectives of a BFS level timed in a loop: allreduce of 3 counts with the read of the result,
-   allgather of n/8 bytes and reduce-scatter(max) of n bytes on equal ranges (NCCL's own layout) and on ranges 8 or 64
-   apart (padded and copied), a memset of n bytes, a launch, CuPy's cumsum.
+   allgather of n/8 bytes (bottom-up) and all-to-all of n/8 bytes in blocks (top-down), reduce-scatter(max) of n bytes
+   (the top-down exchange before the all-to-all), on equal ranges (NCCL's own layout) and on ranges 8 or 64 apart
+   (padded and copied), a memset of n bytes, a launch, CuPy's cumsum.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def _patch() -> bool:
 
     for name in ("td_step", "bu_step", "settle"):
         wrap(kernels.DeviceKernels, name)
-    for name in ("allgatherv", "reduce_scatter", "allreduce"):
+    for name in ("allgatherv", "alltoall", "allreduce"):
         wrap(comm.NcclCollectives, name)
     return True
 
@@ -87,6 +88,8 @@ def _collectives(ctx, part, n: int) -> dict:
     uneven[-1] -= 8
     b2 = xp.zeros(int(uneven[ctx.rank]), dtype=np.uint8)
     t("allgather n/8, unequal ranges", lambda: c.allgatherv(b2, uneven))
+    blocks = xp.zeros(4 * ((n // ctx.size + 31) // 32) * ctx.size, dtype=np.uint8)
+    t("alltoall n/8 in blocks", lambda: c.alltoall(blocks, blocks.size // ctx.size))
     mark = xp.zeros(n, dtype=np.uint8)
     t("reduce-scatter n, equal ranges", lambda: c.reduce_scatter(mark, equal, "max"), 20)
     u2 = equal.copy()

@@ -386,6 +386,62 @@ def test_one_gpu_worker_matches_single_process():
         c.close()
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", (2, 4))
+def test_gpu_workers_match_single_process(k):
+    """k GPU workers (dask-cuda, NCCL between processes): every distributed algorithm equals the single-process
+    result, on equal ranges (kron) and on ranges balanced by arcs (rmat, the lattice)."""
+    cupy = pytest.importorskip("cupy")
+    if cupy.cuda.runtime.getDeviceCount() < k:
+        pytest.skip(f"needs {k} GPUs")
+    c = local_cluster(k, "cuda")
+    try:
+        for spec in ("kron:12:w", "rmat:12:8:w", "grid:64:64:0.8:w"):
+            g = gg.load(spec)
+            with partition(g, c, backend="cuda") as dg:
+                _same_results(g, dg, source=int(np.argmax(g.out_degree())))
+                _same_results(g, dg, source=1)
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("P", (1, 2, 3))
+def test_host_collectives_equal_numpy(P):
+    """The TCP mesh's collectives, P ranks on threads: each equals its NumPy definition (ranges of unequal sizes)."""
+    import threading
+
+    from graphgear.distributed.comm import HostCollectives, open_listener
+
+    key = os.urandom(16)
+    listeners = [open_listener("127.0.0.1", key) for _ in range(P)]
+    addresses = [a for _, a in listeners]
+    counts = np.array([5, 3, 7][:P])
+    data = [np.random.default_rng(r).integers(0, 100, int(counts.sum())) for r in range(P)]
+    block = 4
+    sent = [np.random.default_rng(10 + r).integers(0, 100, block * P) for r in range(P)]
+    got: dict[int, tuple] = {}
+
+    def rank(r: int) -> None:
+        c = HostCollectives(r, P, listeners[r][0], addresses, key)
+        lo, hi = int(counts[:r].sum()), int(counts[:r + 1].sum())
+        got[r] = (c.allgatherv(data[r][lo:hi], counts), c.allreduce(data[r], "min"),
+                  c.reduce_scatter(data[r], counts, "max"), c.alltoall(sent[r], block))
+        c.close()
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(P)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    edges = np.concatenate(([0], np.cumsum(counts)))
+    for r in range(P):
+        gathered, low, mine, blocks = got[r]
+        assert np.array_equal(gathered, np.concatenate([data[p][edges[p]:edges[p + 1]] for p in range(P)]))
+        assert np.array_equal(low, np.minimum.reduce(data))
+        assert np.array_equal(mine, np.maximum.reduce(data)[edges[r]:edges[r + 1]])
+        assert np.array_equal(blocks, np.concatenate([sent[p][r * block:(r + 1) * block] for p in range(P)]))
+
+
 def test_gzipped_edge_list_is_loaded_then_scattered(client, tmp_path):
     path = tmp_path / "g.txt.gz"
     with gzip.open(path, "wt") as f:

@@ -3,9 +3,10 @@ SC'11; the frontier exchange of Checconi & Petrini's Graph500 codes and of cuGra
 
 Every rank owns a vertex range and its distances. Each level runs one of two steps:
 
-    TDStep      (top-down) every rank pushes over the out-edges of its own frontier vertices and marks the targets
-                in a byte map over all vertices; comm.reduce_scatter(max) hands each owner the marks of its range, and
-                Settle lets the unvisited marked ones join the next level: n bytes reduced per level
+    TDStep      (top-down) every rank pushes over the out-edges of its own frontier vertices and sets the targets'
+                bits in a bitmap cut into one block per owner; comm.alltoall hands each owner the P blocks of its
+                range, and Settle lets the unvisited vertices whose bit any rank set join the next level: each rank
+                sends and receives n/8 (P-1)/P bytes per level (a byte map reduce-scattered moved 8 times more)
     BUStep      (bottom-up) the frontier, one bit a vertex, is all-gathered (n/8 bytes); every rank's unvisited
                 vertices scan their in-edges until they meet it (the early exit that makes the step cheap)
 
@@ -28,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..engine.trace import Trace
+from ..errors import BackendError
 from ..results import BFSResult, Deferred
-from .comm import padded_size
 from .kernels import kernels_for
 from .runtime import local, to_host
 
@@ -68,25 +69,31 @@ def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray,
     n, lo, size = L.n, L.lo, L.size
     byte_counts = (L.counts + 7) // 8  # every range but the last holds a multiple of 8 vertices (partition.ALIGN)
     own_bytes = int(byte_counts[ctx.rank])
+    if size > K.max_rank_vertices or L.arcs > K.max_rank_arcs:
+        raise BackendError(f"rank {ctx.rank} holds {size:,} vertices and {L.arcs:,} arcs; BFS's frontier list takes "
+                           f"at most {K.max_rank_vertices:,} and {K.max_rank_arcs:,} a rank: use more ranks")
     dist = xp.full(size, -1, dtype=np.int64)
     bits = xp.zeros(4 * ((own_bytes + 3) // 4), dtype=np.uint8)  # the next frontier, one bit a vertex, whole words
     queue = xp.empty(max(size, 1), dtype=np.int64)  # and as a list of its (local) vertices
-    queue_deg = xp.empty(max(size, 1), dtype=np.int64)  # with their out-degrees
-    counts = xp.zeros(6, dtype=np.int64)  # this rank's n_f, m_f, m_u, then their sums over the ranks
+    queue_end = xp.empty(max(size, 1), dtype=np.int64)  # with the inclusive prefix sum of their out-degrees
+    counts = xp.zeros(7, dtype=np.int64)  # this rank's n_f, m_f, m_u, the list's packed tail, then the sums of the 3
+    ranks = len(L.counts)
+    stride = 4 * ((int(L.counts.max()) + 31) // 32)  # a rank's block of the top-down bitmap: bytes, whole words
+    bounds = xp.asarray(np.concatenate(([0], np.cumsum(L.counts))).astype(np.int64))
     mark = None
     mine = lo <= source < L.hi
     if mine:
         dist[source - lo] = 0
         queue[0] = source - lo
-        queue_deg[0] = L.out_degree[source - lo]
+        queue_end[0] = L.out_degree[source - lo]
     m_source = int(L.out_degree[source - lo]) if mine else 0
     counts[:3] = xp.stack([xp.asarray(int(mine)), xp.asarray(m_source), L.out_degree.sum(dtype=np.int64) - m_source])
     top_down, level, rows, n_f, tick = True, 0, [], 0, time.perf_counter()
     while True:
-        comm.allreduce(counts[:3], "sum", out=counts[3:])
+        comm.allreduce(counts[:3], "sum", out=counts[4:])
         got = to_host(ctx, counts)  # the level's one read of the device
         queued, queue_arcs, previous = int(got[0]), int(got[1]), n_f
-        n_f, m_f, m_u = (int(x) for x in got[3:])
+        n_f, m_f, m_u = (int(x) for x in got[4:])
         if level:
             step = "push" if top_down else "pull"
             if top_down and m_f > m_u / ALPHA:
@@ -101,18 +108,16 @@ def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray,
         if not n_f or level == limit:
             break
         tick = time.perf_counter()
-        counts[:3].fill(0)
+        counts[:4].fill(0)
         if top_down:
             if mark is None:
-                mark = xp.empty(padded_size(L.counts), dtype=np.uint8)  # reduce_scatter sends it without a copy
+                mark = xp.empty(ranks * stride, dtype=np.uint8)
             mark.fill(0)
-            K.td_step(L.offsets, L.indices, queue[:queued], queue_deg[:queued], mark, queue_arcs)
-            reached = comm.reduce_scatter(mark, L.counts, "max")
-            bits.fill(0)
-            K.settle(reached, dist, level, L.out_degree, bits, queue, queue_deg, counts)
+            K.td_step(L.offsets, L.indices, queue[:queued], queue_end[:queued], bounds, mark, stride, queue_arcs)
+            reached = comm.alltoall(mark, stride)
+            K.settle(reached, ranks, stride, dist, level, L.out_degree, bits, queue, queue_end, counts)
         else:
             frontier = comm.allgatherv(bits[:own_bytes], byte_counts)
-            bits.fill(0)
-            K.bu_step(L.in_offsets, L.in_indices, dist, frontier, level, L.out_degree, bits, queue, queue_deg, counts)
+            K.bu_step(L.in_offsets, L.in_indices, dist, frontier, level, L.out_degree, bits, queue, queue_end, counts)
         level += 1
     return to_host(ctx, dist), rows

@@ -1,13 +1,15 @@
 """Collectives between the ranks of a distributed run: NCCL on GPUs, a TCP mesh on CPUs.
 
 Every rank of a run holds one part of the graph (partition.py) and runs the same loop; between the steps of that loop
-the ranks exchange vertex arrays with the four collectives below, named as NCCL and MPI name them:
+the ranks exchange vertex arrays with the collectives below, named as NCCL and MPI name them:
 
     allgatherv      each rank contributes its slice of a vertex array, every rank receives the whole array
                     (BFS's frontier bitmap, PageRank's contributions, CC's labels)
     allreduce       an elementwise sum / min / max over the ranks (counts, a convergence test, a global min)
     reduce_scatter  every rank contributes a whole vertex array, each receives the reduction of its own slice
-                    (BFS's top-down discoveries, SSSP's tentative distances)
+                    (SSSP's tentative distances)
+    alltoall        every rank sends block p of an array of equal blocks to rank p and receives one block from each
+                    (BFS's top-down discoveries, as bits: the owner ORs the blocks it receives)
     alltoallv       each rank sends a list of arrays, one to every rank (edge records to the owner of their source,
                     when a part is built on the workers); host memory only
 
@@ -143,6 +145,10 @@ class HostCollectives:
         parts = self.alltoallv([array[edges[p]:edges[p + 1]] for p in range(self.size)])
         return _NUMPY_REDUCE[op].reduce(np.stack(parts), axis=0)
 
+    def alltoall(self, array: np.ndarray, block: int) -> np.ndarray:
+        """Block p (of `block` elements) of `array` to rank p; returns the blocks received, in rank order."""
+        return np.concatenate(self.alltoallv([array[p * block:(p + 1) * block] for p in range(self.size)]))
+
     def close(self) -> None:
         for conn in self.peers.values():
             conn.close()
@@ -219,6 +225,28 @@ class NcclCollectives:
         out = cupy.empty(most, dtype=array.dtype)
         self.comm.reduceScatter(send.data.ptr, out.data.ptr, most, t, self.ops[op], s)
         return out[:counts[self.rank]]
+
+    def alltoall(self, array: Any, block: int) -> Any:
+        """Block p (of `block` elements) of `array` to rank p; returns the blocks received, in rank order: NCCL's
+        all-to-all, a send and a receive per peer in one group (its own block copied on the device)."""
+        import cupy
+
+        if self.size == 1:
+            return array
+        array = cupy.ascontiguousarray(array)
+        out = cupy.empty(block * self.size, dtype=array.dtype)
+        t, s, step = self._type(array), self._stream(), block * array.itemsize
+        mine = slice(self.rank * block, (self.rank + 1) * block)
+        out[mine] = array[mine]
+        self.nccl.groupStart()
+        try:
+            for p in range(self.size):
+                if p != self.rank:
+                    self.comm.send(array.data.ptr + p * step, block, t, p, s)
+                    self.comm.recv(out.data.ptr + p * step, block, t, p, s)
+        finally:
+            self.nccl.groupEnd()
+        return out
 
     def close(self) -> None:
         self.comm.destroy()

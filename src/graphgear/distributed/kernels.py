@@ -3,9 +3,10 @@ for CPU ranks, CUDA C++ compiled by NVRTC through CuPy for GPU ranks, same names
 
 A rank's rows are its own vertices [lo, hi); the ids its arcs name are global. The kernels:
 
-    TDStep          top-down step (Beamer): every arc of the rank's frontier marks its target in a global byte map
-                    (the owners reduce it, comm.reduce_scatter)
-    Settle          after it: the own vertices marked and not yet visited join the next level (distance, bit, list)
+    TDStep          top-down step (Beamer): every arc of the rank's frontier sets its target's bit in a bitmap cut
+                    into one block per owner (comm.alltoall hands each owner its blocks)
+    Settle          after it: the own vertices whose bit any rank set, not yet visited, join the next level
+                    (distance, bit, list)
     BUStep          bottom-up step: every unvisited own vertex scans its in-edges until it meets the (all-gathered)
                     frontier bitmap, and joins the next level
                     Both sum Beamer's counts (n_f, m_f, m_u) in the same pass over the rank's vertices
@@ -32,25 +33,30 @@ __all__ = ["HostKernels", "DeviceKernels", "kernels_for"]
 
 # ------------------------------------------------------------------------------------------------------------ CPU
 @numba.njit(cache=True, nogil=True)
-def _td_step(offsets, indices, queue, mark):  # pragma: no cover - numba
+def _td_step(offsets, indices, queue, bounds, mark, stride):  # pragma: no cover - numba
     for i in queue:
         for a in range(offsets[i], offsets[i + 1]):
-            mark[indices[a]] = 1
+            u = indices[a]
+            p = np.searchsorted(bounds, u, side="right") - 1
+            v = u - bounds[p]
+            mark[p * stride + (v >> 3)] |= np.uint8(128 >> (v & 7))
 
 
 @numba.njit(cache=True, nogil=True)
-def _join(v, level, dist, out_degree, bits, queue, queue_deg, n_f):  # pragma: no cover - numba
+def _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f):  # pragma: no cover - numba
     """Vertex v joins the next frontier: its distance, its bit (np.packbits' order: the first vertex in the high bit)
-    and slot n_f of the list, with its out-degree beside it."""
+    and slot n_f of the list, with the inclusive prefix sum of the list's out-degrees beside it (m_f: the sum before
+    it)."""
     dist[v] = level + 1
     bits[v >> 3] |= np.uint8(128 >> (v & 7))
     queue[n_f] = v
-    queue_deg[n_f] = out_degree[v]
+    queue_end[n_f] = m_f + out_degree[v]
 
 
 @numba.njit(cache=True, nogil=True)
-def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_deg, counts):  # pragma: no cover
+def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_end, counts):  # pragma: no cover
     n_f, m_f, m_u = counts[0], counts[1], counts[2]
+    bits[:] = 0
     for v in range(dist.shape[0]):
         if dist[v] < 0:
             found = False
@@ -60,7 +66,7 @@ def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, q
                     found = True
                     break
             if found:
-                _join(v, level, dist, out_degree, bits, queue, queue_deg, n_f)
+                _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f)
                 n_f += 1
                 m_f += out_degree[v]
             else:
@@ -69,12 +75,18 @@ def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, q
 
 
 @numba.njit(cache=True, nogil=True)
-def _settle(reached, dist, level, out_degree, bits, queue, queue_deg, counts):  # pragma: no cover - numba
+def _settle(reached, ranks, stride, dist, level, out_degree, bits, queue, queue_end, counts):  # pragma: no cover
     n_f, m_f, m_u = counts[0], counts[1], counts[2]
+    bits[:] = 0
     for v in range(dist.shape[0]):
         if dist[v] < 0:
-            if reached[v]:
-                _join(v, level, dist, out_degree, bits, queue, queue_deg, n_f)
+            hit = False
+            for p in range(ranks):
+                if reached[p * stride + (v >> 3)] & (128 >> (v & 7)):
+                    hit = True
+                    break
+            if hit:
+                _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f)
                 n_f += 1
                 m_f += out_degree[v]
             else:
@@ -142,20 +154,22 @@ class HostKernels:
     """The kernels on NumPy arrays (numba, compiled once and cached on disk)."""
 
     xp = np
+    max_rank_vertices = max_rank_arcs = 1 << 62  # what a rank's BFS frontier list can hold
 
     @staticmethod
-    def td_step(offsets: Any, indices: Any, queue: Any, queue_deg: Any, mark: Any, arcs: int) -> None:
-        _td_step(offsets, indices, queue, mark)
+    def td_step(offsets: Any, indices: Any, queue: Any, queue_end: Any, bounds: Any, mark: Any, stride: int,
+                arcs: int) -> None:
+        _td_step(offsets, indices, queue, bounds, mark, stride)
 
     @staticmethod
     def bu_step(offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, out_degree: Any, bits: Any,
-                queue: Any, queue_deg: Any, counts: Any) -> None:
-        _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_deg, counts)
+                queue: Any, queue_end: Any, counts: Any) -> None:
+        _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_end, counts)
 
     @staticmethod
-    def settle(reached: Any, dist: Any, level: int, out_degree: Any, bits: Any, queue: Any, queue_deg: Any,
-               counts: Any) -> None:
-        _settle(reached, dist, level, out_degree, bits, queue, queue_deg, counts)
+    def settle(reached: Any, ranks: int, stride: int, dist: Any, level: int, out_degree: Any, bits: Any, queue: Any,
+               queue_end: Any, counts: Any) -> None:
+        _settle(reached, ranks, stride, dist, level, out_degree, bits, queue, queue_end, counts)
 
     @staticmethod
     def relax(offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
@@ -204,43 +218,54 @@ __global__ void relax(const long long* offsets, const I* indices, const W* weigh
   }
 }
 
-// A vertex joins the next frontier: its bit (np.packbits' order, set by an atomicOr on the aligned 32-bit word that
-// holds its byte: the bit buffers are allocated in whole words) and its slot in the list, with its out-degree beside
-// it for the next top-down step's prefix sum (one atomic a warp).
-__device__ __forceinline__ void join(unsigned char* bits, long long* queue, long long* queue_deg,
-                                     unsigned long long* tail, long long v, long long degree, bool joined) {
-  const unsigned active = __activemask();
+// A vertex joins the next frontier. The vertex loops below give a warp 32 consecutive vertices starting on a multiple of
+// 32, so their bits are one whole word of the next frontier's bitmap (np.packbits' order: the first vertex in the high
+// bit of the first byte), which lane 0 writes from the warp's ballot: no atomics, and no clearing beforehand. The list
+// takes the vertices that joined with Busato & Bombieri's online prefix sum: one 64-bit atomicAdd a warp on `fill`
+// (list length << 34 | their out-degrees' sum) gives the warp its slots and its degrees' place at once, so end[] holds
+// the inclusive prefix sum of the degrees in list order (the next top-down step's merge-path) with no scan.
+__device__ __forceinline__ void join(unsigned int* words, long long* queue, long long* end, unsigned long long* fill,
+                                     long long v, long long degree, bool joined) {
+  const unsigned active = __activemask();  // lanes 0..k-1: the vertices below size
   const unsigned ballot = __ballot_sync(active, joined);
+  const int lane = threadIdx.x & 31;
+  if (lane == 0) words[v >> 5] = __byte_perm(__brev(ballot), 0, 0x0123);
   if (!ballot) return;
-  const int lane = threadIdx.x & 31, leader = __ffs(ballot) - 1;
+  long long sum = joined ? degree : 0;  // inclusive scan of the joined degrees over the warp
+  for (int o = 1; o < 32; o <<= 1) {
+    const long long y = __shfl_up_sync(active, sum, o);
+    if (lane >= o) sum += y;
+  }
+  const long long total = __shfl_sync(active, sum, 31 - __clz(active));
   unsigned long long base = 0;
-  if (lane == leader) base = atomicAdd(tail, (unsigned long long)__popc(ballot));
-  base = __shfl_sync(active, base, leader);
+  if (lane == 0) base = atomicAdd(fill, ((unsigned long long)__popc(ballot) << 34) | (unsigned long long)total);
+  base = __shfl_sync(active, base, 0);
   if (joined) {
-    const long long b = v >> 3;
-    atomicOr((unsigned int*)bits + (b >> 2), (128u >> (v & 7)) << ((b & 3) * 8));
-    const unsigned long long slot = base + __popc(ballot & ((1u << lane) - 1));
+    const unsigned long long slot = (base >> 34) + __popc(ballot & ((1u << lane) - 1));
     queue[slot] = v;
-    queue_deg[slot] = degree;
+    end[slot] = (long long)(base & ((1ull << 34) - 1)) + sum;
   }
 }
 
-// The level's m_f (out-arcs of the vertices that joined) and m_u (out-arcs of those still unvisited): a warp's sum, one
-// atomic a warp.
-__device__ __forceinline__ void add_counts(unsigned long long* counts, long long m_f, long long m_u) {
+// The level's n_f (vertices that joined), m_f (their out-arcs) and m_u (out-arcs of those still unvisited): a warp's
+// sums, one atomic each a warp.
+__device__ __forceinline__ void add_counts(unsigned long long* counts, long long n_f, long long m_f, long long m_u) {
   for (int o = 16; o; o >>= 1) {
+    n_f += __shfl_down_sync(0xffffffffu, n_f, o);
     m_f += __shfl_down_sync(0xffffffffu, m_f, o);
     m_u += __shfl_down_sync(0xffffffffu, m_u, o);
   }
   if ((threadIdx.x & 31) == 0) {
+    if (n_f) atomicAdd(counts, (unsigned long long)n_f);
     if (m_f) atomicAdd(counts + 1, (unsigned long long)m_f);
     if (m_u) atomicAdd(counts + 2, (unsigned long long)m_u);
   }
 }
 
 // Top-down: the frontier's out-arcs, one thread each (merge-path over `end`, the inclusive prefix sum of the
-// frontier's degrees: arc t belongs to queue[k] for the first k with end[k] > t), each marking its target in a byte
-// map over all vertices (reduced by their owners: comm.reduce_scatter).
+// frontier's degrees: arc t belongs to queue[k] for the first k with end[k] > t), each setting its target's bit in its
+// owner's block of the bitmap (`stride` bytes, whole words, a block; bounds: the ranks' first vertices, then n). The
+// blocks go to their owners (comm.alltoall). A bit already set is not set again: a hub's many in-arcs cost reads.
 __device__ __forceinline__ long long frontier_row_incl(const long long* end, long long count, long long t) {
   long long lo = 0, hi = count - 1;
   while (lo < hi) {
@@ -252,49 +277,64 @@ __device__ __forceinline__ long long frontier_row_incl(const long long* end, lon
 
 template <typename I>
 __global__ void td_step(const long long* offsets, const I* indices, const long long* queue, const long long* end,
-                        long long count, long long arcs, unsigned char* mark) {
+                        long long count, long long arcs, const long long* bounds, int ranks, long long stride,
+                        unsigned char* mark) {
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < arcs; t += (long long)gridDim.x * blockDim.x) {
     const long long k = frontier_row_incl(end, count, t);
-    mark[indices[offsets[queue[k]] + (t - (k ? end[k - 1] : 0))]] = 1;
+    const long long u = indices[offsets[queue[k]] + (t - (k ? end[k - 1] : 0))];
+    int lo = 0, hi = ranks - 1;  // the owner: the last rank whose first vertex is <= u
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (bounds[mid] <= u) lo = mid; else hi = mid - 1;
+    }
+    const long long v = u - bounds[lo], b = lo * stride + (v >> 3);
+    unsigned int* word = (unsigned int*)mark + (b >> 2);
+    const unsigned int bit = (128u >> (v & 7)) << ((b & 3) * 8);
+    if (!(*word & bit)) atomicOr(word, bit);
   }
 }
 
+// counts: n_f, m_f, m_u, then `fill` (join's packed list tail), all zero on entry. The vertex loops keep every lane of
+// a warp on consecutive vertices (blockDim a multiple of 32), as join() needs.
 template <typename I>
 __global__ void bu_step(const long long* offsets, const I* indices, long long* dist, const unsigned char* frontier,
-                        long long level, const long long* out_degree, unsigned char* bits, long long* queue,
-                        long long* queue_deg, unsigned long long* counts, long long size) {
-  long long m_f = 0, m_u = 0;
+                        long long level, const long long* out_degree, unsigned int* words, long long* queue,
+                        long long* end, unsigned long long* counts, long long size) {
+  long long n_f = 0, m_f = 0, m_u = 0;
   for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
     bool joined = false;
     long long degree = 0;
     if (dist[v] < 0) {
       degree = out_degree[v];
-      for (long long a = offsets[v], end = offsets[v + 1]; a < end; ++a) {
+      for (long long a = offsets[v], e = offsets[v + 1]; a < e; ++a) {
         const long long u = indices[a];
         if (frontier[u >> 3] & (128u >> (u & 7))) { joined = true; break; }
       }
-      if (joined) { dist[v] = level + 1; m_f += degree; } else m_u += degree;
+      if (joined) { dist[v] = level + 1; ++n_f; m_f += degree; } else m_u += degree;
     }
-    join(bits, queue, queue_deg, counts, v, degree, joined);
+    join(words, queue, end, counts + 3, v, degree, joined);
   }
-  add_counts(counts, m_f, m_u);
+  add_counts(counts, n_f, m_f, m_u);
 }
 
-// After a top-down step: the own vertices the owners' reduction marked, not yet visited, join the next level.
-__global__ void settle(const unsigned char* reached, long long* dist, long long level, const long long* out_degree,
-                       unsigned char* bits, long long* queue, long long* queue_deg, unsigned long long* counts,
-                       long long size) {
-  long long m_f = 0, m_u = 0;
+// After a top-down step: the own vertices whose bit any rank set (in the blocks received, `stride` bytes each), not yet
+// visited, join the next level.
+__global__ void settle(const unsigned char* reached, int ranks, long long stride, long long* dist, long long level,
+                       const long long* out_degree, unsigned int* words, long long* queue, long long* end,
+                       unsigned long long* counts, long long size) {
+  long long n_f = 0, m_f = 0, m_u = 0;
   for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
     bool joined = false;
     long long degree = 0;
     if (dist[v] < 0) {
       degree = out_degree[v];
-      if (reached[v]) { joined = true; dist[v] = level + 1; m_f += degree; } else m_u += degree;
+      const unsigned int bit = 128u >> (v & 7);
+      for (int p = 0; p < ranks && !joined; ++p) joined = reached[p * stride + (v >> 3)] & bit;
+      if (joined) { dist[v] = level + 1; ++n_f; m_f += degree; } else m_u += degree;
     }
-    join(bits, queue, queue_deg, counts, v, degree, joined);
+    join(words, queue, end, counts + 3, v, degree, joined);
   }
-  add_counts(counts, m_f, m_u);
+  add_counts(counts, n_f, m_f, m_u);
 }
 
 template <typename I, typename L>
@@ -347,6 +387,8 @@ _BLOCK = 256
 class DeviceKernels:
     """The kernels on CuPy arrays (CUDA_SOURCE, one NVRTC module compiled per process and cached by CuPy)."""
 
+    max_rank_vertices, max_rank_arcs = (1 << 30) - 1, (1 << 34) - 1  # join()'s packed tail: 30 and 34 bits
+
     def __init__(self) -> None:
         import cupy
 
@@ -375,29 +417,31 @@ class DeviceKernels:
         arcs = int(start[-1] + degrees[-1]) if queue.size else 0
         return start, arcs
 
-    def td_step(self, offsets: Any, indices: Any, queue: Any, queue_deg: Any, mark: Any, arcs: int) -> None:
-        """`queue_deg`: the queue's out-degrees (written beside it by bu_step and settle); `arcs`: their sum, known to
-        the caller (the last level's m_f), so nothing is read from the device here."""
+    def td_step(self, offsets: Any, indices: Any, queue: Any, queue_end: Any, bounds: Any, mark: Any, stride: int,
+                arcs: int) -> None:
+        """`queue_end`: the inclusive prefix sum of the queue's out-degrees (written beside it by bu_step and settle);
+        `arcs`: their sum, known to the caller (the last level's m_f), so nothing is read from the device here.
+        `bounds`: the ranks' first vertices and n, on the device; `mark`: one block of `stride` bytes a rank."""
         if arcs:
-            end = self.xp.cumsum(queue_deg)
             self._fn("td_step", indices)(self._grid(arcs), (_BLOCK,),
-                                         (offsets, indices, queue, end, np.int64(queue.size), np.int64(arcs), mark))
+                                         (offsets, indices, queue, queue_end, np.int64(queue.size), np.int64(arcs),
+                                          bounds, np.int32(bounds.size - 1), np.int64(stride), mark))
 
     def bu_step(self, offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, out_degree: Any, bits: Any,
-                queue: Any, queue_deg: Any, counts: Any) -> None:
+                queue: Any, queue_end: Any, counts: Any) -> None:
         size = dist.shape[0]
         if size:
             self._fn("bu_step", indices)(self._grid(size), (_BLOCK,),
                                          (offsets, indices, dist, frontier, np.int64(level), out_degree, bits, queue,
-                                          queue_deg, counts, np.int64(size)))
+                                          queue_end, counts, np.int64(size)))
 
-    def settle(self, reached: Any, dist: Any, level: int, out_degree: Any, bits: Any, queue: Any, queue_deg: Any,
-               counts: Any) -> None:
+    def settle(self, reached: Any, ranks: int, stride: int, dist: Any, level: int, out_degree: Any, bits: Any,
+               queue: Any, queue_end: Any, counts: Any) -> None:
         size = dist.shape[0]
         if size:
             self.module.get_function("settle")(self._grid(size), (_BLOCK,),
-                                               (reached, dist, np.int64(level), out_degree, bits, queue, queue_deg,
-                                                counts, np.int64(size)))
+                                               (reached, np.int32(ranks), np.int64(stride), dist, np.int64(level),
+                                                out_degree, bits, queue, queue_end, counts, np.int64(size)))
 
     def relax(self, offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
         start, arcs = self._starts(offsets, queue)

@@ -169,6 +169,7 @@ class Local:
     in_indices: Any
     in_weights: Any
     out_degree: Any  # int64[size]
+    arcs: int = 0  # the rank's out-arcs
 
     @property
     def size(self) -> int:
@@ -191,7 +192,7 @@ def local(ctx: Rank, part: Any) -> Local:
     made = Local(part.lo, part.hi, part.n, np.diff(np.asarray(part.bounds)), offsets, put(part.indices),
                  put(part.weights), offsets if in_same else put(in_offsets),
                  None if in_same else put(in_indices), None if in_same else put(in_weights),
-                 xp.diff(offsets).astype(np.int64))
+                 xp.diff(offsets).astype(np.int64), int(part.offsets[-1]) if len(part.offsets) else 0)
     if in_same:
         made.in_indices, made.in_weights = made.indices, made.weights
     ctx.cache["local"] = made
