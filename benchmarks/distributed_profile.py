@@ -7,8 +7,9 @@ importable, NCCL_NVLS_ENABLE=0. For each GPU count (one dask-cuda worker per GPU
 once, saved under /tmp/gg-profile and read back by the smaller clusters):
 
 1. the BFS loop time from the vertex of largest degree (median of 5 after 3 warm-up calls) and one call's levels;
-2. the same searches with every kernel and collective of the ranks wrapped in a device synchronisation before and
-   after (so each phase is timed alone; the sum is larger than the loop): ms per search, per rank;
+   with each level a CUDA graph (the default) and with the level's launches made one by one from the host;
+2. the same searches, eager, with every kernel and collective of the ranks wrapped in a device synchronisation before
+   and after (so each phase is timed alone; the sum is larger than the loop): ms per search, per rank;
 3. on every rank, the collectives of a BFS level timed in a loop: allreduce of 3 counts with the read of the result,
    allgather of n/8 bytes (bottom-up) and all-to-all of n/8 bytes in blocks (top-down), reduce-scatter(max) of n bytes
    (the top-down exchange before the all-to-all), on equal ranges (NCCL's own layout) and on ranges 8 or 64 apart
@@ -27,14 +28,30 @@ import numpy as np
 
 os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
 
-_PHASES: dict[str, list[float]] = collections.defaultdict(list)
+def _phases() -> dict:
+    """The phase timings, kept in a module of the worker (a function sent from here carries its own globals)."""
+    from graphgear.distributed import kernels
+
+    return kernels.__dict__.setdefault("_profile_phases", collections.defaultdict(list))
+
+
+def _eager() -> bool:
+    """In a worker: BFS levels launched one by one from the host (no CUDA graphs), its arrays made afresh."""
+    from graphgear.distributed import kernels, runtime
+
+    kernels.DeviceKernels.level_graphs = False
+    for rank in runtime._RANKS.values():
+        rank.cache.pop("bfs", None)
+    return True
 
 
 def _patch() -> bool:
-    """In a worker: time every BFS kernel and collective alone (synchronised before and after)."""
+    """In a worker: time every BFS kernel and collective alone (synchronised before and after; eager levels only)."""
     import cupy
 
     from graphgear.distributed import comm, kernels
+
+    phases = _phases()
 
     def wrap(owner: type, name: str) -> None:
         inner = getattr(owner, name)
@@ -44,12 +61,12 @@ def _patch() -> bool:
             t = time.perf_counter()
             out = inner(*args, **kwargs)
             cupy.cuda.get_current_stream().synchronize()
-            _PHASES[name].append(time.perf_counter() - t)
+            phases[name].append(time.perf_counter() - t)
             return out
 
         setattr(owner, name, timed)
 
-    for name in ("td_step", "bu_step", "settle"):
+    for name in ("begin_level", "td_step", "bu_step", "settle"):
         wrap(kernels.DeviceKernels, name)
     for name in ("allgatherv", "alltoall", "allreduce"):
         wrap(comm.NcclCollectives, name)
@@ -57,8 +74,9 @@ def _patch() -> bool:
 
 
 def _collect() -> dict:
-    out = {k: 1e3 * sum(v) for k, v in _PHASES.items()}
-    _PHASES.clear()
+    phases = _phases()
+    out = {k: 1e3 * sum(v) for k, v in phases.items()}
+    phases.clear()
     return out
 
 
@@ -122,11 +140,14 @@ def main() -> None:
             dg = partition(f"kron:{args.scale}", client, backend="cuda")
             gg.save(dg.to_graph(), path)
         source = int(np.argmax(dg.out_degree()))
-        for _ in range(3):
-            gg.bfs(dg, source)
-        loops = [gg.bfs(dg, source).trace.seconds * 1e3 for _ in range(5)]
-        levels = [f"{row.path[5:9]} {row.seconds * 1e3:.3f}" for row in gg.bfs(dg, source).trace]
-        print(f"{P} GPUs: BFS loop {statistics.median(loops):.3f} ms; levels (ms): {levels}", flush=True)
+        for how in ("CUDA graph a level", "eager launches"):
+            if how == "eager launches":
+                client.run(_eager)
+            for _ in range(3):
+                gg.bfs(dg, source)
+            loops = [gg.bfs(dg, source).trace.seconds * 1e3 for _ in range(5)]
+            levels = [f"{row.path[5:9]} {row.seconds * 1e3:.3f}" for row in gg.bfs(dg, source).trace]
+            print(f"{P} GPUs, {how}: BFS loop {statistics.median(loops):.3f} ms; levels (ms): {levels}", flush=True)
         client.run(_patch)
         for _ in range(5):
             gg.bfs(dg, source)

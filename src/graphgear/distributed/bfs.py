@@ -63,42 +63,146 @@ def _parents_rank(ctx: Any, part: Any, distances: np.ndarray) -> np.ndarray:
     return to_host(ctx, K.level_parents(L.in_offsets, L.in_indices, dist, L.lo, L.size))
 
 
+class _Levels:
+    """A rank's BFS arrays, kept between searches at fixed addresses, and a level's launches over them.
+
+    A level is the same launches whatever its number or frontier (the level and the list's size are read on the
+    device: kernels.begin_level), so on GPUs each kind of level, top-down and bottom-up, is captured once as a CUDA
+    graph with its collectives (NCCL's calls can be captured) and the copy of the counts to pinned host memory, and a
+    level costs one graph launch and one wait. The host's launches (some ten a level) would otherwise cost more than
+    a level's work on a quarter of kron:25: docs/distributed.md has both."""
+
+    def __init__(self, ctx: Any, L: Any, K: Any) -> None:
+        xp = ctx.xp
+        self.ctx, self.L, self.K, self.xp = ctx, L, K, xp
+        self.ranks = len(L.counts)
+        self.byte_counts = (L.counts + 7) // 8  # every range but the last: a multiple of 8 vertices (partition.ALIGN)
+        most = int(self.byte_counts.max())
+        self.stride = 4 * ((int(L.counts.max()) + 31) // 32)  # a rank's block of the top-down bitmap: bytes, words
+        self.dist = xp.empty(L.size, dtype=np.int64)
+        self.bits = xp.zeros(self.stride, dtype=np.uint8)  # the next frontier, one bit a vertex, whole words
+        self.queue = xp.empty(max(L.size, 1), dtype=np.int64)  # and as a list of its (local) vertices
+        self.queue_end = xp.empty(max(L.size, 1), dtype=np.int64)  # with the inclusive prefix sum of the out-degrees
+        self.counts = xp.zeros(7, dtype=np.int64)  # n_f, m_f, m_u, the list's packed tail, then the sums of the 3
+        self.prev = xp.zeros(2, dtype=np.int64)  # the last level's list length and arcs (kernels.begin_level)
+        self.state = xp.zeros(1, dtype=np.int64)  # the level
+        self.bounds = xp.asarray(np.concatenate(([0], np.cumsum(L.counts))).astype(np.int64))
+        self.mark = xp.zeros(self.ranks * self.stride, dtype=np.uint8)
+        self.received = xp.zeros(self.ranks * self.stride, dtype=np.uint8)
+        self.frontier = xp.zeros(self.ranks * most, dtype=np.uint8)
+        self.graphs: dict[bool, Any] = {}
+        self.stream = self.host = None
+        if K.level_graphs:
+            import cupy
+            import cupyx
+
+            self.stream = cupy.cuda.Stream(non_blocking=True)
+            self.host = cupyx.empty_pinned(7, dtype=np.int64)
+            cupy.cuda.Device().synchronize()  # the part's arrays, copied on the null stream, are in place
+            with self.stream:  # NCCL's connections and buffers made outside a capture, as it asks
+                ctx.comm.alltoall(self.mark, self.stride, out=self.received)
+                ctx.comm.allgatherv(self.bits, self.byte_counts, out=self.frontier)
+                ctx.comm.allreduce(self.counts[:3], "sum", out=self.counts[4:])
+            self.stream.synchronize()
+
+    def start(self, source: int) -> np.ndarray:
+        """The search's first frontier, the source; returns the counts (this rank's, then the sums)."""
+        L, xp = self.L, self.xp
+
+        def steps() -> None:
+            mine = L.lo <= source < L.hi
+            self.dist.fill(-1)
+            self.state.fill(-1)
+            self.counts.fill(0)
+            if mine:
+                self.dist[source - L.lo] = 0
+                self.queue[0] = source - L.lo
+                self.queue_end[0] = L.out_degree[source - L.lo]
+            m_source = int(L.out_degree[source - L.lo]) if mine else 0
+            self.counts[:3] = xp.stack([xp.asarray(int(mine)), xp.asarray(m_source),
+                                        L.out_degree.sum(dtype=np.int64) - m_source])
+            self.ctx.comm.allreduce(self.counts[:3], "sum", out=self.counts[4:])
+            if self.stream is not None:
+                self._to_host()
+
+        return self._run(steps)
+
+    def level(self, top_down: bool) -> np.ndarray:
+        """One level, top-down or bottom-up; returns the counts. On GPUs a kind of level runs eagerly the first time
+        (kernels compiled and loaded, NCCL's buffers made), is captured the second and replayed from then on."""
+        if self.stream is None or top_down not in self.graphs:
+            if self.stream is not None:
+                self.graphs[top_down] = None
+            return self._run(lambda: self._steps(top_down))
+        graph = self.graphs[top_down]
+        if graph is None:
+            import cupy
+
+            relaxed = getattr(cupy.cuda.runtime, "streamCaptureModeRelaxed", 2)  # cudaStreamCaptureModeRelaxed
+            with self.stream:
+                self.stream.begin_capture(relaxed)
+                try:
+                    self._steps(top_down)
+                finally:
+                    graph = self.stream.end_capture()
+            self.graphs[top_down] = graph
+        graph.launch(self.stream)
+        self.stream.synchronize()  # the level's one wait
+        return self.host
+
+    def _run(self, steps: Any) -> np.ndarray:
+        if self.stream is None:
+            steps()
+            return self.counts
+        with self.stream:
+            steps()
+        self.stream.synchronize()
+        return self.host
+
+    def _to_host(self) -> None:
+        import cupy
+
+        cupy.cuda.runtime.memcpyAsync(self.host.ctypes.data, self.counts.data.ptr, self.counts.nbytes,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, self.stream.ptr)
+
+    def _steps(self, top_down: bool) -> None:
+        L, K, comm = self.L, self.K, self.ctx.comm
+        K.begin_level(self.counts, self.prev, self.state)
+        if top_down:
+            self.mark.fill(0)
+            K.td_step(L.offsets, L.indices, self.queue, self.queue_end, self.prev, self.bounds, self.mark,
+                      self.stride)
+            reached = comm.alltoall(self.mark, self.stride, out=self.received)
+            K.settle(reached, self.ranks, self.stride, self.dist, self.state, L.out_degree, self.bits, self.queue,
+                     self.queue_end, self.counts)
+        else:
+            frontier = comm.allgatherv(self.bits, self.byte_counts, out=self.frontier)
+            K.bu_step(L.in_offsets, L.in_indices, self.dist, frontier, self.state, L.out_degree, self.bits,
+                      self.queue, self.queue_end, self.counts)
+        comm.allreduce(self.counts[:3], "sum", out=self.counts[4:])
+        if self.stream is not None:
+            self._to_host()
+
+
 def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray, list[dict]]:
-    xp, comm, K = ctx.xp, ctx.comm, kernels_for(ctx.backend)
+    K = kernels_for(ctx.backend)
     L = local(ctx, part)
-    n, lo, size = L.n, L.lo, L.size
-    byte_counts = (L.counts + 7) // 8  # every range but the last holds a multiple of 8 vertices (partition.ALIGN)
-    own_bytes = int(byte_counts[ctx.rank])
-    if size > K.max_rank_vertices or L.arcs > K.max_rank_arcs:
-        raise BackendError(f"rank {ctx.rank} holds {size:,} vertices and {L.arcs:,} arcs; BFS's frontier list takes "
-                           f"at most {K.max_rank_vertices:,} and {K.max_rank_arcs:,} a rank: use more ranks")
-    dist = xp.full(size, -1, dtype=np.int64)
-    bits = xp.zeros(4 * ((own_bytes + 3) // 4), dtype=np.uint8)  # the next frontier, one bit a vertex, whole words
-    queue = xp.empty(max(size, 1), dtype=np.int64)  # and as a list of its (local) vertices
-    queue_end = xp.empty(max(size, 1), dtype=np.int64)  # with the inclusive prefix sum of their out-degrees
-    counts = xp.zeros(7, dtype=np.int64)  # this rank's n_f, m_f, m_u, the list's packed tail, then the sums of the 3
-    ranks = len(L.counts)
-    stride = 4 * ((int(L.counts.max()) + 31) // 32)  # a rank's block of the top-down bitmap: bytes, whole words
-    bounds = xp.asarray(np.concatenate(([0], np.cumsum(L.counts))).astype(np.int64))
-    mark = None
-    mine = lo <= source < L.hi
-    if mine:
-        dist[source - lo] = 0
-        queue[0] = source - lo
-        queue_end[0] = L.out_degree[source - lo]
-    m_source = int(L.out_degree[source - lo]) if mine else 0
-    counts[:3] = xp.stack([xp.asarray(int(mine)), xp.asarray(m_source), L.out_degree.sum(dtype=np.int64) - m_source])
+    if L.size > K.max_rank_vertices or L.arcs > K.max_rank_arcs:
+        raise BackendError(f"rank {ctx.rank} holds {L.size:,} vertices and {L.arcs:,} arcs; BFS's frontier list "
+                           f"takes at most {K.max_rank_vertices:,} and {K.max_rank_arcs:,} a rank: use more ranks")
+    levels = ctx.cache.get("bfs")
+    if levels is None:
+        levels = ctx.cache["bfs"] = _Levels(ctx, L, K)
+    got = levels.start(source)
     top_down, level, rows, n_f, tick = True, 0, [], 0, time.perf_counter()
     while True:
-        comm.allreduce(counts[:3], "sum", out=counts[4:])
-        got = to_host(ctx, counts)  # the level's one read of the device
-        queued, queue_arcs, previous = int(got[0]), int(got[1]), n_f
+        previous = n_f
         n_f, m_f, m_u = (int(x) for x in got[4:])
         if level:
             step = "push" if top_down else "pull"
             if top_down and m_f > m_u / ALPHA:
                 top_down, why = False, f"m_f {m_f:,} > m_u {m_u:,} / {ALPHA}: bottom-up"
-            elif not top_down and n_f < n / BETA and n_f < previous:
+            elif not top_down and n_f < L.n / BETA and n_f < previous:
                 top_down, why = True, f"n_f {n_f:,} < n / {BETA}, shrinking: top-down"
             else:
                 why = "keep"
@@ -108,16 +212,7 @@ def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray,
         if not n_f or level == limit:
             break
         tick = time.perf_counter()
-        counts[:4].fill(0)
-        if top_down:
-            if mark is None:
-                mark = xp.empty(ranks * stride, dtype=np.uint8)
-            mark.fill(0)
-            K.td_step(L.offsets, L.indices, queue[:queued], queue_end[:queued], bounds, mark, stride, queue_arcs)
-            reached = comm.alltoall(mark, stride)
-            K.settle(reached, ranks, stride, dist, level, L.out_degree, bits, queue, queue_end, counts)
-        else:
-            frontier = comm.allgatherv(bits[:own_bytes], byte_counts)
-            K.bu_step(L.in_offsets, L.in_indices, dist, frontier, level, L.out_degree, bits, queue, queue_end, counts)
+        got = levels.level(top_down)  # the level's one read of the device
         level += 1
-    return to_host(ctx, dist), rows
+    dist = to_host(ctx, levels.dist)
+    return (dist.copy() if dist is levels.dist else dist), rows  # the arrays stay for the next search

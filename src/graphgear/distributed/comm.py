@@ -126,9 +126,16 @@ class HostCollectives:
         return got
 
     # ---------------------------------------------------------------------------------------------------- collectives
-    def allgatherv(self, local: np.ndarray, counts: Any = None) -> np.ndarray:
-        """Every rank's `local` concatenated in rank order (`counts` is implied by the pieces here)."""
-        return np.concatenate(self.alltoallv([local] * self.size))
+    def allgatherv(self, local: np.ndarray, counts: Any = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Every rank's `local` (its first counts[rank] elements, where counts are given) concatenated in rank order,
+        into `out` when given."""
+        if counts is not None:
+            local = local[:int(counts[self.rank])]
+        whole = np.concatenate(self.alltoallv([local] * self.size))
+        if out is None:
+            return whole
+        out[:whole.size] = whole
+        return out[:whole.size]
 
     def allreduce(self, array: np.ndarray, op: str = "sum", out: np.ndarray | None = None) -> np.ndarray:
         """The elementwise reduction over the ranks (into `out` when given)."""
@@ -145,9 +152,14 @@ class HostCollectives:
         parts = self.alltoallv([array[edges[p]:edges[p + 1]] for p in range(self.size)])
         return _NUMPY_REDUCE[op].reduce(np.stack(parts), axis=0)
 
-    def alltoall(self, array: np.ndarray, block: int) -> np.ndarray:
-        """Block p (of `block` elements) of `array` to rank p; returns the blocks received, in rank order."""
-        return np.concatenate(self.alltoallv([array[p * block:(p + 1) * block] for p in range(self.size)]))
+    def alltoall(self, array: np.ndarray, block: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Block p (of `block` elements) of `array` to rank p; returns the blocks received, in rank order (in `out`
+        when given)."""
+        got = np.concatenate(self.alltoallv([array[p * block:(p + 1) * block] for p in range(self.size)]))
+        if out is None:
+            return got
+        out[:got.size] = got
+        return out[:got.size]
 
     def close(self) -> None:
         for conn in self.peers.values():
@@ -166,6 +178,7 @@ class NcclCollectives:
         self.rank, self.size = rank, size
         self.nccl = nccl
         self.comm = nccl.NcclCommunicator(size, unique_id, rank)
+        self._buffers: dict[str, Any] = {}
         self.ops = {"sum": nccl.NCCL_SUM, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX}
         self.types = {"b": nccl.NCCL_INT8, "B": nccl.NCCL_UINT8, "i": nccl.NCCL_INT32, "I": nccl.NCCL_UINT32,
                       "l": nccl.NCCL_INT64, "q": nccl.NCCL_INT64, "L": nccl.NCCL_UINT64, "Q": nccl.NCCL_UINT64,
@@ -183,21 +196,43 @@ class NcclCollectives:
 
         return cupy.cuda.get_current_stream().ptr
 
-    def allgatherv(self, local: Any, counts: np.ndarray) -> Any:
+    def allgatherv(self, local: Any, counts: np.ndarray, out: Any = None) -> Any:
+        """Every rank's first counts[rank] elements of `local`, concatenated in rank order. A `local` of the most
+        elements or more is sent as it is (its tail is padding); with `out` (of the most elements times the ranks, or
+        more) nothing is allocated, so the call can be captured in a CUDA graph."""
         import cupy
 
         counts = [int(c) for c in counts]
         most, t, s = max(counts), self._type(local), self._stream()
-        padded = cupy.empty(most * self.size, dtype=local.dtype)
-        if local.size == most and local.flags.c_contiguous:
-            send = local
+        if local.size >= most and local.flags.c_contiguous:
+            send = local[:most]
         else:
             send = cupy.empty(most, dtype=local.dtype)
-            send[:counts[self.rank]] = local
+            send[:counts[self.rank]] = local[:counts[self.rank]]
+        in_place = _in_place(counts)
+        if out is None:
+            padded = cupy.empty(most * self.size, dtype=local.dtype)
+        else:
+            padded = out if in_place else self._scratch("allgatherv", most * self.size, local.dtype)
         self.comm.allGather(send.data.ptr, padded.data.ptr, most, t, s)
-        if _in_place(counts):
+        if in_place:
             return padded[:sum(counts)]
-        return cupy.concatenate([padded[r * most:r * most + c] for r, c in enumerate(counts)])
+        if out is None:
+            return cupy.concatenate([padded[r * most:r * most + c] for r, c in enumerate(counts)])
+        at = 0
+        for r, c in enumerate(counts):
+            out[at:at + c] = padded[r * most:r * most + c]
+            at += c
+        return out[:at]
+
+    def _scratch(self, name: str, size: int, dtype: Any) -> Any:
+        """A buffer kept between calls (allocated once, so a captured call finds it in place)."""
+        import cupy
+
+        have = self._buffers.get(name)
+        if have is None or have.size < size or have.dtype != dtype:
+            have = self._buffers[name] = cupy.empty(size, dtype=dtype)
+        return have[:size]
 
     def allreduce(self, array: Any, op: str = "sum", out: Any = None) -> Any:
         """The elementwise reduction over the ranks (into `out` when given, which may be a slice of a larger array)."""
@@ -226,15 +261,16 @@ class NcclCollectives:
         self.comm.reduceScatter(send.data.ptr, out.data.ptr, most, t, self.ops[op], s)
         return out[:counts[self.rank]]
 
-    def alltoall(self, array: Any, block: int) -> Any:
+    def alltoall(self, array: Any, block: int, out: Any = None) -> Any:
         """Block p (of `block` elements) of `array` to rank p; returns the blocks received, in rank order: NCCL's
-        all-to-all, a send and a receive per peer in one group (its own block copied on the device)."""
+        all-to-all, a send and a receive per peer in one group (its own block copied on the device). On one rank,
+        `array` itself."""
         import cupy
 
         if self.size == 1:
             return array
         array = cupy.ascontiguousarray(array)
-        out = cupy.empty(block * self.size, dtype=array.dtype)
+        out = cupy.empty(block * self.size, dtype=array.dtype) if out is None else out
         t, s, step = self._type(array), self._stream(), block * array.itemsize
         mine = slice(self.rank * block, (self.rank + 1) * block)
         out[mine] = array[mine]

@@ -33,8 +33,15 @@ __all__ = ["HostKernels", "DeviceKernels", "kernels_for"]
 
 # ------------------------------------------------------------------------------------------------------------ CPU
 @numba.njit(cache=True, nogil=True)
-def _td_step(offsets, indices, queue, bounds, mark, stride):  # pragma: no cover - numba
-    for i in queue:
+def _begin_level(counts, prev, state):  # pragma: no cover - numba
+    prev[0], prev[1] = counts[0], counts[1]
+    counts[:4] = 0
+    state[0] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _td_step(offsets, indices, queue, prev, bounds, mark, stride):  # pragma: no cover - numba
+    for i in queue[:prev[0]]:
         for a in range(offsets[i], offsets[i + 1]):
             u = indices[a]
             p = np.searchsorted(bounds, u, side="right") - 1
@@ -54,8 +61,8 @@ def _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f):  # prag
 
 
 @numba.njit(cache=True, nogil=True)
-def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_end, counts):  # pragma: no cover
-    n_f, m_f, m_u = counts[0], counts[1], counts[2]
+def _bu_step(offsets, indices, dist, frontier, state, out_degree, bits, queue, queue_end, counts):  # pragma: no cover
+    n_f, m_f, m_u, level = counts[0], counts[1], counts[2], state[0]
     bits[:] = 0
     for v in range(dist.shape[0]):
         if dist[v] < 0:
@@ -75,8 +82,8 @@ def _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, q
 
 
 @numba.njit(cache=True, nogil=True)
-def _settle(reached, ranks, stride, dist, level, out_degree, bits, queue, queue_end, counts):  # pragma: no cover
-    n_f, m_f, m_u = counts[0], counts[1], counts[2]
+def _settle(reached, ranks, stride, dist, state, out_degree, bits, queue, queue_end, counts):  # pragma: no cover
+    n_f, m_f, m_u, level = counts[0], counts[1], counts[2], state[0]
     bits[:] = 0
     for v in range(dist.shape[0]):
         if dist[v] < 0:
@@ -155,21 +162,26 @@ class HostKernels:
 
     xp = np
     max_rank_vertices = max_rank_arcs = 1 << 62  # what a rank's BFS frontier list can hold
+    level_graphs = False  # BFS's levels run eagerly (distributed/bfs.py)
 
     @staticmethod
-    def td_step(offsets: Any, indices: Any, queue: Any, queue_end: Any, bounds: Any, mark: Any, stride: int,
-                arcs: int) -> None:
-        _td_step(offsets, indices, queue, bounds, mark, stride)
+    def begin_level(counts: Any, prev: Any, state: Any) -> None:
+        _begin_level(counts, prev, state)
 
     @staticmethod
-    def bu_step(offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, out_degree: Any, bits: Any,
+    def td_step(offsets: Any, indices: Any, queue: Any, queue_end: Any, prev: Any, bounds: Any, mark: Any,
+                stride: int) -> None:
+        _td_step(offsets, indices, queue, prev, bounds, mark, stride)
+
+    @staticmethod
+    def bu_step(offsets: Any, indices: Any, dist: Any, frontier: Any, state: Any, out_degree: Any, bits: Any,
                 queue: Any, queue_end: Any, counts: Any) -> None:
-        _bu_step(offsets, indices, dist, frontier, level, out_degree, bits, queue, queue_end, counts)
+        _bu_step(offsets, indices, dist, frontier, state, out_degree, bits, queue, queue_end, counts)
 
     @staticmethod
-    def settle(reached: Any, ranks: int, stride: int, dist: Any, level: int, out_degree: Any, bits: Any, queue: Any,
+    def settle(reached: Any, ranks: int, stride: int, dist: Any, state: Any, out_degree: Any, bits: Any, queue: Any,
                queue_end: Any, counts: Any) -> None:
-        _settle(reached, ranks, stride, dist, level, out_degree, bits, queue, queue_end, counts)
+        _settle(reached, ranks, stride, dist, state, out_degree, bits, queue, queue_end, counts)
 
     @staticmethod
     def relax(offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
@@ -275,10 +287,21 @@ __device__ __forceinline__ long long frontier_row_incl(const long long* end, lon
   return lo;
 }
 
+// A level's first step: the last level's list length and arcs kept for the top-down step (prev), the counts cleared,
+// the level advanced. The level and the list's size live on the device, so a level's launches never change and run as
+// one CUDA graph (distributed/bfs.py).
+__global__ void begin_level(unsigned long long* counts, long long* prev, long long* state) {
+  prev[0] = counts[0];
+  prev[1] = counts[1];
+  counts[0] = counts[1] = counts[2] = counts[3] = 0;
+  ++state[0];
+}
+
 template <typename I>
 __global__ void td_step(const long long* offsets, const I* indices, const long long* queue, const long long* end,
-                        long long count, long long arcs, const long long* bounds, int ranks, long long stride,
+                        const long long* prev, const long long* bounds, int ranks, long long stride,
                         unsigned char* mark) {
+  const long long count = prev[0], arcs = prev[1];
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < arcs; t += (long long)gridDim.x * blockDim.x) {
     const long long k = frontier_row_incl(end, count, t);
     const long long u = indices[offsets[queue[k]] + (t - (k ? end[k - 1] : 0))];
@@ -298,8 +321,9 @@ __global__ void td_step(const long long* offsets, const I* indices, const long l
 // a warp on consecutive vertices (blockDim a multiple of 32), as join() needs.
 template <typename I>
 __global__ void bu_step(const long long* offsets, const I* indices, long long* dist, const unsigned char* frontier,
-                        long long level, const long long* out_degree, unsigned int* words, long long* queue,
+                        const long long* state, const long long* out_degree, unsigned int* words, long long* queue,
                         long long* end, unsigned long long* counts, long long size) {
+  const long long level = state[0];
   long long n_f = 0, m_f = 0, m_u = 0;
   for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
     bool joined = false;
@@ -319,9 +343,10 @@ __global__ void bu_step(const long long* offsets, const I* indices, long long* d
 
 // After a top-down step: the own vertices whose bit any rank set (in the blocks received, `stride` bytes each), not yet
 // visited, join the next level.
-__global__ void settle(const unsigned char* reached, int ranks, long long stride, long long* dist, long long level,
-                       const long long* out_degree, unsigned int* words, long long* queue, long long* end,
-                       unsigned long long* counts, long long size) {
+__global__ void settle(const unsigned char* reached, int ranks, long long stride, long long* dist,
+                       const long long* state, const long long* out_degree, unsigned int* words, long long* queue,
+                       long long* end, unsigned long long* counts, long long size) {
+  const long long level = state[0];
   long long n_f = 0, m_f = 0, m_u = 0;
   for (long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x; v < size; v += (long long)gridDim.x * blockDim.x) {
     bool joined = false;
@@ -388,12 +413,13 @@ class DeviceKernels:
     """The kernels on CuPy arrays (CUDA_SOURCE, one NVRTC module compiled per process and cached by CuPy)."""
 
     max_rank_vertices, max_rank_arcs = (1 << 30) - 1, (1 << 34) - 1  # join()'s packed tail: 30 and 34 bits
+    level_graphs = True  # BFS's levels as CUDA graphs (distributed/bfs.py)
 
     def __init__(self) -> None:
         import cupy
 
         self.xp = cupy
-        names = ["settle"]
+        names = ["settle", "begin_level"]
         for i in ("int", "long long"):
             names += [f"td_step<{i}>", f"bu_step<{i}>", f"level_parents<{i}>"]
             for w in ("float", "double"):
@@ -417,31 +443,33 @@ class DeviceKernels:
         arcs = int(start[-1] + degrees[-1]) if queue.size else 0
         return start, arcs
 
-    def td_step(self, offsets: Any, indices: Any, queue: Any, queue_end: Any, bounds: Any, mark: Any, stride: int,
-                arcs: int) -> None:
-        """`queue_end`: the inclusive prefix sum of the queue's out-degrees (written beside it by bu_step and settle);
-        `arcs`: their sum, known to the caller (the last level's m_f), so nothing is read from the device here.
-        `bounds`: the ranks' first vertices and n, on the device; `mark`: one block of `stride` bytes a rank."""
-        if arcs:
-            self._fn("td_step", indices)(self._grid(arcs), (_BLOCK,),
-                                         (offsets, indices, queue, queue_end, np.int64(queue.size), np.int64(arcs),
-                                          bounds, np.int32(bounds.size - 1), np.int64(stride), mark))
+    def begin_level(self, counts: Any, prev: Any, state: Any) -> None:
+        self.module.get_function("begin_level")((1,), (1,), (counts, prev, state))
 
-    def bu_step(self, offsets: Any, indices: Any, dist: Any, frontier: Any, level: int, out_degree: Any, bits: Any,
+    def td_step(self, offsets: Any, indices: Any, queue: Any, queue_end: Any, prev: Any, bounds: Any, mark: Any,
+                stride: int) -> None:
+        """The list (`queue`, and `queue_end`: the inclusive prefix sum of its out-degrees, written by bu_step and
+        settle) holds prev[0] vertices with prev[1] arcs, read on the device: the launch is the same every level.
+        `bounds`: the ranks' first vertices and n, on the device; `mark`: one block of `stride` bytes a rank."""
+        self._fn("td_step", indices)((self.sm * 32,), (_BLOCK,),
+                                     (offsets, indices, queue, queue_end, prev, bounds, np.int32(bounds.size - 1),
+                                      np.int64(stride), mark))
+
+    def bu_step(self, offsets: Any, indices: Any, dist: Any, frontier: Any, state: Any, out_degree: Any, bits: Any,
                 queue: Any, queue_end: Any, counts: Any) -> None:
         size = dist.shape[0]
         if size:
             self._fn("bu_step", indices)(self._grid(size), (_BLOCK,),
-                                         (offsets, indices, dist, frontier, np.int64(level), out_degree, bits, queue,
+                                         (offsets, indices, dist, frontier, state, out_degree, bits, queue,
                                           queue_end, counts, np.int64(size)))
 
-    def settle(self, reached: Any, ranks: int, stride: int, dist: Any, level: int, out_degree: Any, bits: Any,
+    def settle(self, reached: Any, ranks: int, stride: int, dist: Any, state: Any, out_degree: Any, bits: Any,
                queue: Any, queue_end: Any, counts: Any) -> None:
         size = dist.shape[0]
         if size:
             self.module.get_function("settle")(self._grid(size), (_BLOCK,),
-                                               (reached, np.int32(ranks), np.int64(stride), dist, np.int64(level),
-                                                out_degree, bits, queue, queue_end, counts, np.int64(size)))
+                                               (reached, np.int32(ranks), np.int64(stride), dist, state, out_degree,
+                                                bits, queue, queue_end, counts, np.int64(size)))
 
     def relax(self, offsets: Any, indices: Any, weights: Any, queue: Any, dist: Any, cand: Any) -> None:
         start, arcs = self._starts(offsets, queue)
