@@ -107,12 +107,20 @@ def test_records_laid_out_by_owner(m, n, P, mirror, drop_loops, weighted, seed):
     class Host:  # one rank's view: what it sends to every rank, returned as if each sent it back
         size = P
 
-        def alltoallv(self, pieces):
+        def alltoallv(self, pieces, out=None):
             assert len(pieces) == P
+            if out is not None:  # each piece lands in `out` one after another, as HostCollectives does
+                at = 0
+                for k, piece in enumerate(pieces):
+                    out[at:at + piece.size] = piece
+                    pieces[k], at = out[at:at + piece.size], at + piece.size
+                assert at == out.size
             self.pieces = pieces
             return pieces
 
-    key, other, weights = _to_owners(Host(), bounds, src, dst, w, mirror=mirror, drop_loops=drop_loops)
+    records = [src, dst, w]
+    key, other, weights = _to_owners(Host(), bounds, records, mirror=mirror, drop_loops=drop_loops, consume=True)
+    assert records == []  # handed over
     keep = src != dst if drop_loops else np.ones(m, dtype=bool)
     wk, wo = src[keep], dst[keep]
     ww = np.zeros(wk.size, dtype=np.float32) if w is None else w[keep]

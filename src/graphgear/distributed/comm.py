@@ -103,24 +103,45 @@ class HostCollectives:
         if array.size:
             conn.send_bytes(array.reshape(-1).view(np.uint8))
 
-    def _recv(self, p: int) -> np.ndarray:
+    def _recv(self, p: int, into: np.ndarray | None = None) -> np.ndarray:
+        """The next array rank p sent (into the front of the 1-D `into` when given)."""
         conn = self.peers[p]
         if not conn.poll(WAIT_SECONDS):
             raise BackendError(f"rank {self.rank}: rank {p} sent nothing for {WAIT_SECONDS:.0f} s (did it fail?)")
         dtype, shape = conn.recv()
-        out = np.empty(shape, dtype=np.dtype(dtype))
+        if into is None:
+            out = np.empty(shape, dtype=np.dtype(dtype))
+        else:
+            size = int(np.prod(shape))
+            if np.dtype(dtype) != into.dtype or size > into.size:
+                raise BackendError(f"rank {self.rank}: rank {p} sent {size:,} of {dtype}, expected at most "
+                                   f"{into.size:,} of {into.dtype}")
+            out = into[:size]
         if out.size:
             conn.recv_bytes_into(out.reshape(-1).view(np.uint8))
         return out
 
-    def alltoallv(self, pieces: list[np.ndarray]) -> list[np.ndarray]:
-        """pieces[p] goes to rank p; returns what every rank sent to this one (its own piece as it is). The sends run
-        on threads while this thread receives, so large pieces cannot fill both sockets' buffers and stall."""
+    def alltoallv(self, pieces: list[np.ndarray], out: np.ndarray | None = None) -> list[np.ndarray]:
+        """pieces[p] goes to rank p; returns what every rank sent to this one (its own piece as it is). With `out`
+        (1-D, as long as all the pieces this rank receives), the pieces land in it one after another, in rank order,
+        and are returned as its slices: nothing else is allocated for them. The sends run on threads while this
+        thread receives, so large pieces cannot fill both sockets' buffers and stall."""
         if len(pieces) != self.size:
             raise ValueError(f"alltoallv needs {self.size} pieces, got {len(pieces)}")
         with self._lock:
             sends = [self._pool.submit(self._send, self.peers[p], pieces[p]) for p in self.peers] if self._pool else []
-            got = [pieces[p] if p == self.rank else self._recv(p) for p in range(self.size)]
+            got, at = [], 0
+            for p in range(self.size):
+                if out is None:
+                    got.append(pieces[p] if p == self.rank else self._recv(p))
+                    continue
+                if p == self.rank:
+                    piece = out[at:at + pieces[p].size]
+                    piece[...] = pieces[p].reshape(-1)
+                else:
+                    piece = self._recv(p, out[at:])
+                got.append(piece)
+                at += piece.size
             for s in sends:
                 s.result()
         return got
@@ -138,9 +159,23 @@ class HostCollectives:
         return out[:whole.size]
 
     def allreduce(self, array: np.ndarray, op: str = "sum", out: np.ndarray | None = None) -> np.ndarray:
-        """The elementwise reduction over the ranks (into `out` when given)."""
-        parts = self.alltoallv([np.array(array)] * self.size)
-        result = _NUMPY_REDUCE[op].reduce(np.stack(parts), axis=0)
+        """The elementwise reduction over the ranks (into `out` when given). Every rank folds the pieces in rank order
+        (so floating-point sums agree to the bit on every rank), each piece as it arrives: the memory is the result
+        and one piece, not P pieces (a build's per-vertex counts are n of them)."""
+        array = np.ascontiguousarray(array)
+        reduce = _NUMPY_REDUCE[op]
+        with self._lock:
+            sends = [self._pool.submit(self._send, self.peers[p], array) for p in self.peers] if self._pool else []
+            result = None
+            for p in range(self.size):
+                piece = array if p == self.rank else self._recv(p)
+                if result is None:
+                    result = np.array(piece)
+                else:
+                    reduce(result, piece, out=result)
+                del piece
+            for s in sends:
+                s.result()
         if out is None:
             return result
         out[...] = result

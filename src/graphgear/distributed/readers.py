@@ -197,13 +197,13 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
     bounds = balanced_bounds(host.allreduce(load, "sum"), P)
     del load
     say(2)
-    rows = _to_owners(host, bounds, src, dst, weights, mirror=not directed, drop_loops=True)
-    cols = _to_owners(host, bounds, dst, src, weights, drop_loops=True) if directed else None
-    del src, dst, weights  # the records, once sent: the builds below need the memory
+    drawn = [src, dst, weights]
+    del src, dst, weights  # from here the list holds the records: the last _to_owners frees them once laid out
+    cols = _to_owners(host, bounds, drawn, by_target=True, drop_loops=True) if directed else None
+    rows = _to_owners(host, bounds, drawn, mirror=not directed, drop_loops=True, consume=True)
     say(3)
     lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
     offsets, indices, w = _own_rows(rows, lo, hi, n)
-    del rows
     out = Part(lo, hi, n, directed, bounds, offsets, indices, w, labels=labels, name=name)
     if cols is not None:
         out.in_offsets, out.in_indices, out.in_weights = _own_rows(cols, lo, hi, n)
@@ -211,43 +211,58 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
 
 
 def _own_rows(records: list, lo: int, hi: int, n: int, *, keep_duplicates: bool = False) -> tuple:
-    """The rank's rows [lo, hi) from the records it owns (row, global target, weight), by gg.load's CSR build. The
-    build sees only the rank's hi - lo rows (its passes and arrays are per row), unless the targets need the wide
-    build of 2^31 ids and more, which takes the whole id range."""
+    """The rank's rows [lo, hi) from the records it owns (row, global target, weight), by gg.load's CSR build; the
+    list is emptied (its arrays freed) once the build has them in its sort keys. The build sees only the rank's
+    hi - lo rows (its passes and arrays are per row), unless the targets need the wide build of 2^31 ids and more,
+    which takes the whole id range."""
     rows = hi - lo if n < 2**31 else max(n, 1)
-    offsets, indices, w, _ = build_csr(records[0] - lo, records[1], records[2], max(rows, 1), True,
-                                       keep_self_loops=True, keep_duplicates=keep_duplicates)
+    if lo:
+        np.subtract(records[0], records[0].dtype.type(lo), out=records[0])  # the owner's rows from 0, in place
+    offsets, indices, w, _ = build_csr(records[0], records[1], records[2], max(rows, 1), True, keep_self_loops=True,
+                                       keep_duplicates=keep_duplicates, release=records.clear)
+    records.clear()
     return np.ascontiguousarray(offsets[:hi - lo + 1]), indices, w
 
 
-def _to_owners(host: Any, bounds: np.ndarray, key: np.ndarray, other: np.ndarray, weights: np.ndarray | None, *,
-               mirror: bool = False, drop_loops: bool = False) -> list:
-    """The records (key, other, weight) each rank owns by `key`, gathered there in rank order. `mirror`: every record
-    also travels as (other, key, weight) to the owner of `other` (both arcs of an undirected edge); `drop_loops`:
-    records with key == other stay behind.
+def _to_owners(host: Any, bounds: np.ndarray, records: list, *, by_target: bool = False, mirror: bool = False,
+               drop_loops: bool = False, consume: bool = False) -> list:
+    """The records [source, target, weight or None] each rank owns by source (by target with `by_target`), gathered
+    there in rank order as [key, other, weight]. `mirror`: every record also travels as (other, key, weight) to the
+    owner of `other` (both arcs of an undirected edge); `drop_loops`: records with key == other stay behind;
+    `consume`: the list is emptied once its records are laid out by owner, so they are freed before they travel.
 
     The records are laid out by owner in two parallel passes (a count per owner and slice of the records, then each
-    slice writing at its own offsets: a counting sort on the owners), and each owner's block travels as it is."""
+    slice writing at its own offsets: a counting sort on the owners), as 4-byte ids where the vertices allow, and each
+    owner's block travels as it is, received straight into this rank's arrays."""
     P = host.size
+    key, other, weights = records
+    if by_target:
+        key, other = other, key
+    if consume:
+        records.clear()
     chunks = max(1, min(64, key.shape[0] // (1 << 16)))
     counts = _owner_counts(key, other, bounds, mirror, drop_loops, chunks)
     totals = counts.sum(axis=0)
     cuts = np.concatenate(([0], np.cumsum(totals)))
     start = cuts[:-1] + np.cumsum(counts, axis=0) - counts  # where slice c's records for rank p begin
-    laid = [np.empty(int(cuts[-1]), dtype=key.dtype), np.empty(int(cuts[-1]), dtype=other.dtype),
+    ids = np.int32 if int(bounds[-1]) < 2**31 else np.int64
+    laid = [np.empty(int(cuts[-1]), dtype=ids), np.empty(int(cuts[-1]), dtype=ids),
             None if weights is None else np.empty(int(cuts[-1]), dtype=weights.dtype)]
     _owner_scatter(key, other, _NO_WEIGHTS if weights is None else weights, weights is not None, bounds, mirror,
                    drop_loops, start, laid[0], laid[1], _NO_WEIGHTS if weights is None else laid[2])
+    del key, other, weights  # the records' last references, where the caller handed them over
+    arriving = host.alltoallv([totals[p:p + 1].astype(np.int64) for p in range(P)])  # what every rank sends here
+    mine = int(sum(int(a[0]) for a in arriving))
     out = []
-    for k in range(3):  # a column at a time, each freed once sent (a column is 8 bytes an arc)
+    for k in range(3):  # a column at a time, each freed once sent
         column, laid[k] = laid[k], None
         if column is None:
             out.append(None)
             continue
-        got = host.alltoallv([column[cuts[p]:cuts[p + 1]] for p in range(P)])
+        into = np.empty(mine, dtype=column.dtype)
+        host.alltoallv([column[cuts[p]:cuts[p + 1]] for p in range(P)], out=into)
         del column
-        out.append(np.concatenate(got))
-        del got
+        out.append(into)
     return out
 
 
@@ -421,7 +436,7 @@ def _npz_rank(ctx: Any, part: None, path_text: str, directed: bool | None) -> Pa
                name=name)
     if graph_directed:  # the in-edges: every arc to the owner of its target, built there into CSC rows
         rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(out.offsets))
-        cols = _to_owners(ctx.host, bounds, indices.astype(np.int64), rows, weights)
+        cols = _to_owners(ctx.host, bounds, [rows, indices.astype(np.int64), weights], by_target=True, consume=True)
         out.in_offsets, out.in_indices, out.in_weights = _own_rows(cols, lo, hi, n, keep_duplicates=True)
     return out
 

@@ -16,7 +16,7 @@ Policies (both reported in the build counts):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numba
 import numpy as np
@@ -111,16 +111,19 @@ def _weights_from_bits(bits: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _scatter_keys(src, dst, wbits, offsets, symmetric, keys):  # pragma: no cover - numba
-    """Counting-sort scatter: put each record's packed key into its source row (and its mirror into the target row)."""
+    """Counting-sort scatter: put each record's packed key into its source row (and its mirror into the target row).
+    An empty `wbits`: unweighted, every weight field 0."""
     cursor = offsets[:-1].copy()
+    weighted = wbits.shape[0] > 0
     for i in range(src.shape[0]):
         u = src[i]
         v = dst[i]
-        key = (np.uint64(v) << np.uint64(33)) | (wbits[i] << np.uint64(1))
+        wb = wbits[i] << np.uint64(1) if weighted else np.uint64(0)
+        key = (np.uint64(v) << np.uint64(33)) | wb
         keys[cursor[u]] = key
         cursor[u] += 1
         if symmetric and u != v:
-            mirror = (np.uint64(u) << np.uint64(33)) | (wbits[i] << np.uint64(1)) | np.uint64(1)
+            mirror = (np.uint64(u) << np.uint64(33)) | wb | np.uint64(1)
             keys[cursor[v]] = mirror
             cursor[v] += 1
 
@@ -161,15 +164,20 @@ def _sort_rows(keys, offsets, drop_duplicates, unique_counts, duplicate_counts):
 
 @numba.njit(cache=True, parallel=True, nogil=True)
 def _compact_rows(keys, offsets, new_offsets, indices, wbits):  # pragma: no cover - numba
+    """The sorted rows' targets into `indices`, and their weight bits into `wbits` unless it is empty (unweighted)."""
     n = offsets.shape[0] - 1
+    weighted = wbits.shape[0] > 0
     for r in numba.prange(n):
         a = offsets[r]
         out = new_offsets[r]
         for k in range(new_offsets[r + 1] - out):
             key = keys[a + k]
             indices[out + k] = key >> np.uint64(33)
-            wbits[out + k] = (key >> np.uint64(1)) & np.uint64(0xFFFFFFFF)
+            if weighted:
+                wbits[out + k] = (key >> np.uint64(1)) & np.uint64(0xFFFFFFFF)
 
+
+_NO_BITS64 = np.zeros(0, dtype=np.uint64)
 
 # Peak bytes of the CSR build, per record / arc / vertex (memory_peaks.py measures them; docs/memory.md explains them).
 # Python objects, small arrays and what the allocator keeps of freed memory (glibc returns blocks above its mmap
@@ -188,9 +196,12 @@ def csr_build_bytes(
     bound (duplicates and self-loops are assumed absent, so every record becomes its arcs), calibrated by
     ``benchmarks/memory_peaks.py``:
 
-    - packed path (ids below 2^31), peak while the rows are compacted: the loop-free copy of the records (16 bytes,
-      4 more weighted), their weight bits (8), the sort keys (8 per arc), the compacted indices and weight bits (4 + 4
-      per arc; the per-row sort's copies are smaller), four int64 arrays per vertex (offsets twice, two row counts);
+    - packed path (ids below 2^31), the larger of two phases. While the records are scattered into the sort keys:
+      the loop-free copy of the records (16 bytes, 4 more weighted), their weight bits (8, weighted only), the sort
+      keys (8 per arc), two int64 arrays per vertex (offsets, the scatter's cursors). While the rows are compacted
+      (the records and their copy freed): the keys, the compacted indices and weight bits (4 + 4 per arc, the bits
+      weighted only; the per-row sort's copies are smaller), four int64 arrays per vertex (offsets twice, two row
+      counts);
     - wide path (ids of 2^31 and more, a global lexicographic sort), peak while the duplicates are dropped: the same
       copy, the sorted arcs' four columns (21 bytes per arc) and their kept copy (20), the duplicate run bookkeeping
       (8 + 8 + 1 + 1 per arc), one byte per arc for NumPy's sort buffers, two int64 arrays per vertex.
@@ -204,7 +215,10 @@ def csr_build_bytes(
     if n >= _PACKED_LIMIT:
         mirror = 0 if directed else m
         return copy + mirror + _WIDE_ARC_BYTES * arcs + 16 * (n + 1) + _SLACK_BYTES
-    return copy + 8 * m + 16 * arcs + 32 * (n + 1) + _SLACK_BYTES
+    w = 1 if weighted else 0
+    scatter = copy + 8 * w * m + 8 * arcs + 16 * (n + 1)
+    compact = (12 + 4 * w) * arcs + 32 * (n + 1)
+    return max(scatter, compact) + _SLACK_BYTES
 
 
 def build_csr(
@@ -216,10 +230,13 @@ def build_csr(
     *,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
+    release: Callable[[], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, BuildCounts]:
-    """CSR (offsets int64, indices int32/int64, weights float32 or None) of validated int64 edge records.
+    """CSR (offsets int64, indices int32/int64, weights float32 or None) of validated integer edge records.
 
     An undirected graph stores each edge as two arcs (a kept self-loop as one). Rows are sorted by target.
+    `release`: called once the records are in the sort keys, for a caller that hands them over (a distributed
+    rank's received records) to drop its references, so that they are freed before the rows are sorted.
     """
     m = src.shape[0]
     memory.require(
@@ -236,9 +253,8 @@ def build_csr(
     del loops  # the mask is not part of the peak (csr_build_bytes)
     if num_vertices >= _PACKED_LIMIT:
         return _build_csr_wide(src, dst, weights, num_vertices, directed, keep_duplicates, n_loops, keep_self_loops)
-    wbits = (
-        np.zeros(src.shape[0], dtype=np.uint64) if weights is None else _ordered_weight_bits(np.asarray(weights))
-    )
+    weighted = weights is not None
+    wbits = _ordered_weight_bits(np.asarray(weights)) if weighted else _NO_BITS64
     degree = np.bincount(src, minlength=num_vertices)
     if not directed:
         degree += np.bincount(dst[src != dst], minlength=num_vertices)
@@ -247,16 +263,19 @@ def build_csr(
     del degree
     keys = np.empty(int(offsets[-1]), dtype=np.uint64)
     _scatter_keys(src, dst, wbits, offsets, not directed, keys)
+    del src, dst, weights, wbits
+    if release is not None:
+        release()
     unique_counts = np.empty(num_vertices, dtype=np.int64)
     duplicate_counts = np.empty(num_vertices, dtype=np.int64)
     _sort_rows(keys, offsets, not keep_duplicates, unique_counts, duplicate_counts)
     new_offsets = np.zeros(num_vertices + 1, dtype=np.int64)
     np.cumsum(unique_counts, out=new_offsets[1:])
     indices = np.empty(int(new_offsets[-1]), dtype=index_dtype(num_vertices))
-    out_bits = np.empty(int(new_offsets[-1]), dtype=np.uint32)
+    out_bits = np.empty(int(new_offsets[-1]) if weighted else 0, dtype=np.uint32)
     _compact_rows(keys, offsets, new_offsets, indices, out_bits)
     del keys
-    out_weights = None if weights is None else _weights_from_bits(out_bits)
+    out_weights = _weights_from_bits(out_bits) if weighted else None
     n_dups = int(duplicate_counts.sum()) if m else 0
     counts = BuildCounts(
         self_loops_dropped=0 if keep_self_loops else n_loops,
