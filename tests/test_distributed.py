@@ -91,6 +91,18 @@ def test_generator_drawn_by_threads_is_gg_load_graph(client, monkeypatch, k):
         assert np.array_equal(h.weights, g.weights)
 
 
+def test_build_phases_timed_on_every_rank(client):
+    """A part the workers built says how long each of its build phases took, rank by rank."""
+    from graphgear.distributed.readers import BUILD_PHASES
+
+    with partition("kron:9", client) as dg:
+        assert dg.build_seconds is not None and len(dg.build_seconds) == dg.size
+        for phases in dg.build_seconds:
+            assert list(phases) == list(BUILD_PHASES) and all(t >= 0 for t in phases.values())
+    with partition(gg.load("kron:9"), client) as dg:  # scattered from the client: nothing built on the workers
+        assert dg.build_seconds is None
+
+
 @settings(max_examples=60, deadline=None)
 @given(m=st.integers(0, 3000), n=st.integers(1, 500), P=st.integers(1, 6), mirror=st.booleans(),
        drop_loops=st.booleans(), weighted=st.booleans(), seed=st.integers(0, 2**31))

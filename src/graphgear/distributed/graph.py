@@ -48,6 +48,7 @@ class Part:
     in_weights: np.ndarray | None = None
     labels: np.ndarray | None = None  # the graph's vertex labels (every rank holds them), None without labels
     name: str = ""
+    build_seconds: dict[str, float] | None = None  # the rank's build phases, where the workers built the part
 
     @property
     def size(self) -> int:
@@ -143,6 +144,7 @@ class DistributedGraph:
         self.weighted = False
         self.vertex_ids: np.ndarray | None = None
         self.name = ""
+        self.build_seconds: list[dict[str, float]] | None = None  # per rank, where the workers built the parts
         self._open = False
         self._authkey = secrets.token_bytes(16)
         self._gpus = list(gpus) if gpus else [1] * len(workers)  # GPUs each worker sees

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -141,11 +142,13 @@ def _adopt(dg: DistributedGraph, futures: list[Any]) -> None:
     dg.bounds, dg.num_vertices, dg.num_arcs = first["bounds"], first["n"], sum(m["arcs"] for m in meta)
     dg.directed, dg.weighted = first["directed"], first["weighted"]
     dg.vertex_ids, dg.name = first["labels"], first["name"]
+    dg.build_seconds = [m["build_seconds"] for m in meta] if first["build_seconds"] is not None else None
 
 
 def _meta(part: Part) -> dict:
     return {"bounds": part.bounds, "n": part.n, "arcs": part.num_arcs, "directed": part.directed,
-            "weighted": part.weights is not None, "labels": part.labels, "name": part.name}
+            "weighted": part.weights is not None, "labels": part.labels, "name": part.name,
+            "build_seconds": part.build_seconds}
 
 
 def _agree(ctx: Any, error: BaseException | None) -> None:
@@ -173,7 +176,15 @@ def _guarded(ctx: Any, work: Any) -> Any:
 def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool, name: str,
                 phase: str | None) -> Part:
     host, P = ctx.host, ctx.size
-    say = _reporter(ctx, phase)
+    report, seconds, tick = _reporter(ctx, phase), {}, [time.perf_counter()]
+
+    def say(k: int) -> None:  # phase k begins: the last one's time kept, and rank 0 tells the client
+        if k:
+            now = time.perf_counter()
+            seconds[BUILD_PHASES[k - 1]], tick[0] = now - tick[0], now
+        if k < len(BUILD_PHASES):
+            report(k)
+
     say(0)
     src, dst, weights, n = records(ctx, *args)
     say(1)
@@ -204,9 +215,10 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
     say(3)
     lo, hi = int(bounds[ctx.rank]), int(bounds[ctx.rank + 1])
     offsets, indices, w = _own_rows(rows, lo, hi, n)
-    out = Part(lo, hi, n, directed, bounds, offsets, indices, w, labels=labels, name=name)
+    out = Part(lo, hi, n, directed, bounds, offsets, indices, w, labels=labels, name=name, build_seconds=seconds)
     if cols is not None:
         out.in_offsets, out.in_indices, out.in_weights = _own_rows(cols, lo, hi, n)
+    say(4)
     return out
 
 
