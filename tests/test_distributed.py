@@ -119,8 +119,10 @@ def test_records_laid_out_by_owner(m, n, P, mirror, drop_loops, weighted, seed):
     class Host:  # one rank's view: what it sends to every rank, returned as if each sent it back
         size = P
 
-        def alltoallv(self, pieces, out=None):
+        def alltoallv(self, pieces, out=None, sizes=None):
             assert len(pieces) == P
+            if sizes is not None:
+                assert [int(x) for x in sizes] == [piece.size for piece in pieces]
             if out is not None:  # each piece lands in `out` one after another, as HostCollectives does
                 at = 0
                 for k, piece in enumerate(pieces):
@@ -425,9 +427,8 @@ def test_gpu_workers_match_single_process(k):
         c.close()
 
 
-@pytest.mark.parametrize("P", (1, 2, 3))
-def test_host_collectives_equal_numpy(P):
-    """The TCP mesh's collectives, P ranks on threads: each equals its NumPy definition (ranges of unequal sizes)."""
+def _on_threads(P: int, work) -> dict:
+    """work(collectives) on P ranks, each a thread with its end of a TCP mesh; their results by rank."""
     import threading
 
     from graphgear.distributed.comm import HostCollectives, open_listener
@@ -435,24 +436,63 @@ def test_host_collectives_equal_numpy(P):
     key = os.urandom(16)
     listeners = [open_listener("127.0.0.1", key) for _ in range(P)]
     addresses = [a for _, a in listeners]
-    counts = np.array([5, 3, 7][:P])
-    data = [np.random.default_rng(r).integers(0, 100, int(counts.sum())) for r in range(P)]
-    block = 4
-    sent = [np.random.default_rng(10 + r).integers(0, 100, block * P) for r in range(P)]
-    got: dict[int, tuple] = {}
+    got: dict[int, object] = {}
 
     def rank(r: int) -> None:
         c = HostCollectives(r, P, listeners[r][0], addresses, key)
-        lo, hi = int(counts[:r].sum()), int(counts[:r + 1].sum())
-        got[r] = (c.allgatherv(data[r][lo:hi], counts), c.allreduce(data[r], "min"),
-                  c.reduce_scatter(data[r], counts, "max"), c.alltoall(sent[r], block))
-        c.close()
+        try:
+            got[r] = work(c)
+        finally:
+            c.close()
 
     threads = [threading.Thread(target=rank, args=(r,)) for r in range(P)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(60)
+    assert sorted(got) == list(range(P)), "a rank failed"
+    return got
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), P=st.integers(1, 5))
+def test_bounds_over_ranks_equal_balanced_bounds_of_the_sum(data, P):
+    """The build's bounds, found by reduce-scattering the ranks' arcs per vertex, are balanced_bounds of their sum."""
+    from graphgear.distributed.graph import balanced_bounds
+    from graphgear.distributed.readers import _bounds_over_ranks
+
+    n = data.draw(st.integers(1, 400))
+    high = data.draw(st.sampled_from([0, 1, 5, 100]))
+    loads = [np.asarray(data.draw(st.lists(st.integers(0, high), min_size=n, max_size=n)), dtype=np.int64)
+             for _ in range(P)]
+    if data.draw(st.booleans()):  # skewed: a few heavy vertices near the front
+        loads[0][:max(1, n // 10)] += 50
+    got = _on_threads(P, lambda c: _bounds_over_ranks(c, loads[c.rank]))
+    want = balanced_bounds(np.sum(loads, axis=0), P)
+    for r in range(P):
+        assert list(got[r]) == list(want)
+
+
+@pytest.mark.parametrize("P", (1, 2, 3))
+def test_host_collectives_equal_numpy(P):
+    """The TCP mesh's collectives, P ranks on threads: each equals its NumPy definition (ranges of unequal sizes)."""
+    counts = np.array([5, 3, 7][:P])
+    data = [np.random.default_rng(r).integers(0, 100, int(counts.sum())) for r in range(P)]
+    block = 4
+    sent = [np.random.default_rng(10 + r).integers(0, 100, block * P) for r in range(P)]
+
+    def collectives(c) -> tuple:
+        r = c.rank
+        lo, hi = int(counts[:r].sum()), int(counts[:r + 1].sum())
+        pieces = [np.arange(r * 10 + p + 1) for p in range(P)]  # rank r sends rank p r*10+p+1 numbers
+        into = np.full(sum(q * 10 + r + 1 for q in range(P)) + 3, -1)
+        placed = c.alltoallv(pieces, out=into, sizes=[q * 10 + r + 1 for q in range(P)])
+        assert all(np.array_equal(placed[q], np.arange(q * 10 + r + 1)) for q in range(P))
+        assert (into[-3:] == -1).all() and np.array_equal(np.concatenate(placed), into[:-3])
+        return (c.allgatherv(data[r][lo:hi], counts), c.allreduce(data[r], "min"),
+                c.reduce_scatter(data[r], counts, "max"), c.alltoall(sent[r], block))
+
+    got = _on_threads(P, collectives)
     edges = np.concatenate(([0], np.cumsum(counts)))
     for r in range(P):
         gathered, low, mine, blocks = got[r]

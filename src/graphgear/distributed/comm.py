@@ -92,7 +92,7 @@ class HostCollectives:
             listener.close()
         for conn in self.peers.values():
             _no_delay(conn)
-        self._pool = ThreadPoolExecutor(max_workers=max(1, size - 1)) if size > 1 else None
+        self._pool = ThreadPoolExecutor(max_workers=2 * (size - 1)) if size > 1 else None  # sends and receives
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------------------------------------ point to point
@@ -121,13 +121,17 @@ class HostCollectives:
             conn.recv_bytes_into(out.reshape(-1).view(np.uint8))
         return out
 
-    def alltoallv(self, pieces: list[np.ndarray], out: np.ndarray | None = None) -> list[np.ndarray]:
+    def alltoallv(self, pieces: list[np.ndarray], out: np.ndarray | None = None,
+                  sizes: Any = None) -> list[np.ndarray]:
         """pieces[p] goes to rank p; returns what every rank sent to this one (its own piece as it is). With `out`
         (1-D, as long as all the pieces this rank receives), the pieces land in it one after another, in rank order,
-        and are returned as its slices: nothing else is allocated for them. The sends run on threads while this
-        thread receives, so large pieces cannot fill both sockets' buffers and stall."""
+        and are returned as its slices: nothing else is allocated for them; with `sizes` too (how many elements each
+        rank sends here) every peer's piece is received at once, on its own thread, into its place. The sends run on
+        threads while this thread receives, so large pieces cannot fill both sockets' buffers and stall."""
         if len(pieces) != self.size:
             raise ValueError(f"alltoallv needs {self.size} pieces, got {len(pieces)}")
+        if out is not None and sizes is not None:
+            return self._alltoallv_placed(pieces, out, [int(x) for x in sizes])
         with self._lock:
             sends = [self._pool.submit(self._send, self.peers[p], pieces[p]) for p in self.peers] if self._pool else []
             got, at = [], 0
@@ -145,6 +149,25 @@ class HostCollectives:
             for s in sends:
                 s.result()
         return got
+
+    def _alltoallv_placed(self, pieces: list[np.ndarray], out: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
+        edges = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        if int(edges[-1]) > out.size or pieces[self.rank].size != sizes[self.rank]:
+            raise ValueError(f"rank {self.rank}: {int(edges[-1]):,} elements to receive into {out.size:,}")
+        places = [out[edges[p]:edges[p + 1]] for p in range(self.size)]
+
+        def receive(p: int) -> None:
+            got = self._recv(p, places[p])
+            if got.size != sizes[p]:
+                raise BackendError(f"rank {self.rank}: rank {p} sent {got.size:,} elements, expected {sizes[p]:,}")
+
+        with self._lock:
+            work = [self._pool.submit(self._send, self.peers[p], pieces[p]) for p in self.peers] if self._pool else []
+            work += [self._pool.submit(receive, p) for p in self.peers] if self._pool else []
+            places[self.rank][...] = pieces[self.rank].reshape(-1)
+            for w in work:
+                w.result()
+        return places
 
     # ---------------------------------------------------------------------------------------------------- collectives
     def allgatherv(self, local: np.ndarray, counts: Any = None, out: np.ndarray | None = None) -> np.ndarray:

@@ -91,14 +91,33 @@ def balanced_bounds(arcs_per_vertex: np.ndarray, parts: int) -> np.ndarray:
     if total == 0:  # no arcs: split the vertices evenly
         running = np.arange(n + 1, dtype=np.int64)
         total = n
+    equal = equal_ranges(n, parts)
+    if keeps_equal_ranges(np.diff(running[equal]), total):
+        return equal
+    return arc_cuts(n, np.searchsorted(running, cut_targets(total, parts), side="left"))
+
+
+def equal_ranges(n: int, parts: int) -> np.ndarray:
+    """Bounds of `parts` ranges of n vertices, every one but the last the same multiple of ALIGN long."""
     step = -(-n // (parts * ALIGN)) * ALIGN
     equal = np.minimum(np.arange(parts + 1, dtype=np.int64) * step, n)
     equal[-1] = n
-    if np.diff(running[equal]).max(initial=0) <= (1 + EQUAL_RANGES_SLACK) * total / parts:
-        return equal
-    targets = (np.arange(1, parts, dtype=np.float64) * total / parts)
-    cuts = np.searchsorted(running, targets, side="left") // ALIGN * ALIGN
-    return np.concatenate(([0], np.minimum(cuts, n), [n])).astype(np.int64)
+    return equal
+
+
+def keeps_equal_ranges(range_arcs: np.ndarray, total: int) -> bool:
+    """Whether no equal range holds more than EQUAL_RANGES_SLACK over the mean of the arcs."""
+    return bool(range_arcs.max(initial=0) <= (1 + EQUAL_RANGES_SLACK) * total / len(range_arcs))
+
+
+def cut_targets(total: int, parts: int) -> np.ndarray:
+    """The running arc counts at which ranges 1..parts-1 begin: r/parts of all."""
+    return np.arange(1, parts, dtype=np.float64) * total / parts
+
+
+def arc_cuts(n: int, firsts: np.ndarray) -> np.ndarray:
+    """Bounds from the first vertex at which each cut's running count is reached, rounded down to ALIGN."""
+    return np.concatenate(([0], np.minimum(firsts // ALIGN * ALIGN, n), [n])).astype(np.int64)
 
 
 def _rows(offsets: np.ndarray, indices: np.ndarray, weights: np.ndarray | None, lo: int, hi: int) -> tuple:

@@ -36,7 +36,8 @@ import numpy as np
 from .. import progress
 from ..errors import GraphgearError
 from ..graph.build import build_csr
-from .graph import DistributedGraph, Part, balanced_bounds
+from .graph import (DistributedGraph, Part, arc_cuts, balanced_bounds, cut_targets, equal_ranges,
+                    keeps_equal_ranges)
 
 __all__ = ["read_in_parallel"]
 
@@ -205,7 +206,7 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
     if loops.size:
         load -= 2 * np.bincount(loops, minlength=n)
     del loops
-    bounds = balanced_bounds(host.allreduce(load, "sum"), P)
+    bounds = _bounds_over_ranks(host, load)
     del load
     say(2)
     drawn = [src, dst, weights]
@@ -220,6 +221,30 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
         out.in_offsets, out.in_indices, out.in_weights = _own_rows(cols, lo, hi, n)
     say(4)
     return out
+
+
+def _bounds_over_ranks(host: Any, load: np.ndarray) -> np.ndarray:
+    """graph.balanced_bounds of the ranks' summed arcs per vertex, without summing the whole vector on every rank:
+    the load is reduce-scattered by equal ranges (each rank sends (P-1)/P of it instead of P-1 times all of it), each
+    rank's range total is all-gathered, and each arc-balanced cut is found by the rank whose range holds it."""
+    P, n = host.size, int(load.shape[0])
+    equal = equal_ranges(n, P)
+    mine = host.reduce_scatter(load, np.diff(equal), "sum").astype(np.int64)
+    totals = host.allgatherv(np.array([mine.sum()], dtype=np.int64))
+    if not totals.sum():  # no arcs: split the vertices evenly, as balanced_bounds does
+        mine = np.ones_like(mine)
+        totals = np.diff(equal)
+    total = int(totals.sum())
+    if keeps_equal_ranges(totals, total):
+        return equal
+    before = int(totals[:host.rank].sum())  # the running count where this rank's range begins
+    running = before + np.concatenate(([0], np.cumsum(mine, dtype=np.int64)))
+    targets = cut_targets(total, P)
+    firsts = np.full(P - 1, -1, dtype=np.int64)
+    claimed = (targets > before) & (targets <= running[-1])  # the cuts whose running count this range reaches
+    firsts[claimed] = int(equal[host.rank]) + np.searchsorted(running, targets[claimed], side="left")
+    firsts = host.allgatherv(firsts).reshape(P, P - 1).max(axis=0)  # each cut from the one rank that found it
+    return arc_cuts(n, firsts)
 
 
 def _own_rows(records: list, lo: int, hi: int, n: int, *, keep_duplicates: bool = False) -> tuple:
@@ -263,8 +288,8 @@ def _to_owners(host: Any, bounds: np.ndarray, records: list, *, by_target: bool 
     _owner_scatter(key, other, _NO_WEIGHTS if weights is None else weights, weights is not None, bounds, mirror,
                    drop_loops, start, laid[0], laid[1], _NO_WEIGHTS if weights is None else laid[2])
     del key, other, weights  # the records' last references, where the caller handed them over
-    arriving = host.alltoallv([totals[p:p + 1].astype(np.int64) for p in range(P)])  # what every rank sends here
-    mine = int(sum(int(a[0]) for a in arriving))
+    arriving = [int(a[0]) for a in host.alltoallv([totals[p:p + 1].astype(np.int64) for p in range(P)])]
+    mine = sum(arriving)  # what every rank sends here, in all
     out = []
     for k in range(3):  # a column at a time, each freed once sent
         column, laid[k] = laid[k], None
@@ -272,7 +297,7 @@ def _to_owners(host: Any, bounds: np.ndarray, records: list, *, by_target: bool 
             out.append(None)
             continue
         into = np.empty(mine, dtype=column.dtype)
-        host.alltoallv([column[cuts[p]:cuts[p + 1]] for p in range(P)], out=into)
+        host.alltoallv([column[cuts[p]:cuts[p + 1]] for p in range(P)], out=into, sizes=arriving)
         del column
         out.append(into)
     return out
