@@ -109,23 +109,37 @@ def _weights_from_bits(bits: np.ndarray) -> np.ndarray:
     return bits.view(np.float32)
 
 
-@numba.njit(cache=True, nogil=True)
-def _scatter_keys(src, dst, wbits, offsets, symmetric, keys):  # pragma: no cover - numba
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _scatter_keys(src, dst, wbits, offsets, symmetric, keys, blocks):  # pragma: no cover - numba
     """Counting-sort scatter: put each record's packed key into its source row (and its mirror into the target row).
-    An empty `wbits`: unweighted, every weight field 0."""
+    An empty `wbits`: unweighted, every weight field 0. The rows are cut into `blocks` ranges, one thread each; every
+    thread reads all the records in order and writes those of its rows, so each row's keys come in record order
+    whatever the threads (the same keys as one thread's pass) and no two threads share a cursor."""
+    n = offsets.shape[0] - 1
     cursor = offsets[:-1].copy()
     weighted = wbits.shape[0] > 0
-    for i in range(src.shape[0]):
-        u = src[i]
-        v = dst[i]
-        wb = wbits[i] << np.uint64(1) if weighted else np.uint64(0)
-        key = (np.uint64(v) << np.uint64(33)) | wb
-        keys[cursor[u]] = key
-        cursor[u] += 1
-        if symmetric and u != v:
-            mirror = (np.uint64(u) << np.uint64(33)) | wb | np.uint64(1)
-            keys[cursor[v]] = mirror
-            cursor[v] += 1
+    for b in numba.prange(blocks):
+        lo = n * b // blocks
+        hi = n * (b + 1) // blocks
+        for i in range(src.shape[0]):
+            u = src[i]
+            v = dst[i]
+            mine_u = lo <= u < hi
+            mine_v = symmetric and u != v and lo <= v < hi
+            if not (mine_u or mine_v):
+                continue
+            wb = wbits[i] << np.uint64(1) if weighted else np.uint64(0)
+            if mine_u:
+                keys[cursor[u]] = (np.uint64(v) << np.uint64(33)) | wb
+                cursor[u] += 1
+            if mine_v:
+                keys[cursor[v]] = (np.uint64(u) << np.uint64(33)) | wb | np.uint64(1)
+                cursor[v] += 1
+
+
+def _scatter_blocks(records: int) -> int:
+    """Threads for the scatter: each reads every record, so a few (up to 8) where the records are many."""
+    return max(1, min(numba.get_num_threads(), 8, records >> 20))
 
 
 @numba.njit(cache=True, parallel=True, nogil=True)
@@ -262,7 +276,7 @@ def build_csr(
     np.cumsum(degree, out=offsets[1:])
     del degree
     keys = np.empty(int(offsets[-1]), dtype=np.uint64)
-    _scatter_keys(src, dst, wbits, offsets, not directed, keys)
+    _scatter_keys(src, dst, wbits, offsets, not directed, keys, _scatter_blocks(src.shape[0]))
     del src, dst, weights, wbits
     if release is not None:
         release()
