@@ -91,6 +91,38 @@ def test_generator_drawn_by_threads_is_gg_load_graph(client, monkeypatch, k):
         assert np.array_equal(h.weights, g.weights)
 
 
+def test_row_blocks_cover_the_rows_within_the_limit():
+    from graphgear.distributed.pagerank import row_blocks
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        degrees = rng.integers(0, 9, int(rng.integers(0, 40)))
+        offsets = np.concatenate(([0], np.cumsum(degrees)))
+        limit = int(rng.integers(1, 30))
+        blocks = row_blocks(offsets, limit)
+        assert blocks[0][0] == 0 and blocks[-1][1] == len(degrees)
+        assert all(b0[1] == b1[0] for b0, b1 in zip(blocks, blocks[1:]))
+        for a, b in blocks:
+            assert b > a or len(degrees) == 0
+            assert offsets[b] - offsets[a] <= limit or b == a + 1  # over the limit only as one long row
+
+
+def test_pagerank_over_row_blocks(client, monkeypatch):
+    """PageRank with each rank's matrix cut into row blocks (as a GPU rank with 2^31 in-arcs or more is) equals the
+    single-process result."""
+    from graphgear.distributed import pagerank as distributed_pagerank
+
+    monkeypatch.setitem(distributed_pagerank.MATRIX_ARCS, "cpu", 100)
+    g = gg.load("rmat:9:8:w")
+    with partition(g, client) as dg:
+        for weight in ("weight", None):
+            r1, r2 = gg.pagerank(g, weight=weight), gg.pagerank(dg, weight=weight)
+            assert r1.iterations == r2.iterations
+            np.testing.assert_allclose(r2.ranks, r1.ranks, rtol=1e-12, atol=1e-15)
+        blocks = dg.spmd(lambda ctx, part: len(ctx.cache["pagerank-matrix-True"]))
+        assert min(blocks) > 1  # every rank's matrix was cut
+
+
 def test_build_phases_timed_on_every_rank(client):
     """A part the workers built says how long each of its build phases took, rank by rank."""
     from graphgear.distributed.readers import BUILD_PHASES

@@ -39,25 +39,64 @@ def pagerank(dg: Any, alpha: float, max_iter: int, tol: float, p: np.ndarray | N
     return PageRankResult(ranks, iterations=iterations, trace=trace, graph=dg, seconds=time.perf_counter() - start)
 
 
-def _matrix(ctx: Any, L: Any, weighted: bool) -> Any:
-    """The rank's rows of P^T's pattern: A[v - lo, u] = w(u, v) (1 unweighted), as a CSR matrix on its device."""
+MATRIX_ARCS = {"cuda": 2**31 - 1, "cpu": 2**62}  # arcs a matrix block may hold: cuSPARSE through CuPy takes int32
+
+
+def row_blocks(offsets: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive row ranges [a, b) of a CSR with `offsets` (host) covering every row, each holding at most `limit`
+    arcs (a longer row alone in its block); one empty range for no rows."""
+    rows, blocks, a = len(offsets) - 1, [], 0
+    while True:
+        b = int(np.searchsorted(offsets, offsets[a] + limit, side="right")) - 1  # the last end within the limit
+        b = min(max(b, a + 1), rows)
+        blocks.append((a, b))
+        a = b
+        if a >= rows:
+            return blocks
+
+
+def _matrix(ctx: Any, L: Any, weighted: bool) -> list[Any]:
+    """The rank's rows of P^T's pattern, A[v - lo, u] = w(u, v) (1 unweighted), as CSR matrices on its device, one
+    per block of rows (one block unless the rank's in-arcs pass what the sparse library's index type holds: 2^31 - 1
+    for cuSPARSE through CuPy)."""
     key = f"pagerank-matrix-{weighted}"
-    A = ctx.cache.get(key)
-    if A is None:
+    blocks = ctx.cache.get(key)
+    if blocks is None:
         xp = ctx.xp
         values = (L.in_weights.astype(np.float64) if weighted and L.in_weights is not None
                   else xp.ones(L.in_indices.shape[0], dtype=np.float64))
-        if ctx.backend == "cuda":
-            import cupyx.scipy.sparse as sparse
-
-            A = sparse.csr_matrix((values, L.in_indices.astype(np.int32, copy=False), L.in_offsets.astype(np.int32)),
-                                  shape=(L.size, L.n))
+        limit = MATRIX_ARCS[ctx.backend]
+        if int(L.in_indices.shape[0]) <= limit:  # one block: the rank's CSC rows as they are
+            spans, offsets = [(0, L.size)], None
         else:
-            import scipy.sparse as sparse
+            offsets = np.asarray(to_host(ctx, L.in_offsets), dtype=np.int64)
+            spans = row_blocks(offsets, limit)
+        blocks = []
+        for a, b in spans:
+            if offsets is None:
+                first, last, rows = 0, int(L.in_indices.shape[0]), L.in_offsets
+            else:
+                first, last = int(offsets[a]), int(offsets[b])
+                rows = xp.asarray(offsets[a:b + 1] - first)
+            if ctx.backend == "cuda":
+                import cupyx.scipy.sparse as sparse
 
-            A = sparse.csr_array((values, L.in_indices, L.in_offsets), shape=(L.size, L.n))
-        ctx.cache[key] = A
-    return A
+                indices = L.in_indices[first:last].astype(np.int32, copy=False)
+                block = sparse.csr_matrix((values[first:last], indices, rows.astype(np.int32)), shape=(b - a, L.n))
+            else:
+                import scipy.sparse as sparse
+
+                block = sparse.csr_array((values[first:last], L.in_indices[first:last], rows), shape=(b - a, L.n))
+            blocks.append(block)
+        ctx.cache[key] = blocks
+    return blocks
+
+
+def _product(xp: Any, blocks: list[Any], x: Any) -> Any:
+    """A @ x over the row blocks of A."""
+    if len(blocks) == 1:
+        return blocks[0] @ x
+    return xp.concatenate([block @ x for block in blocks])
 
 
 def _out_weight(ctx: Any, L: Any, weighted: bool) -> Any:
@@ -87,7 +126,7 @@ def _pagerank_rank(ctx: Any, part: Any, alpha: float, max_iter: int, tol: float,
         tick = time.perf_counter()
         contrib = comm.allgatherv(x * inv, L.counts)
         mass = comm.allreduce(x[dangling].sum().reshape(1), "sum")
-        new = alpha * (A @ contrib) + teleport
+        new = alpha * _product(xp, A, contrib) + teleport
         new += (alpha * mass[0]) * d
         change = comm.allreduce(xp.abs(new - x).sum().reshape(1), "sum")
         x = new
