@@ -122,8 +122,7 @@ class _Levels:
             self.counts[:3] = xp.stack([xp.asarray(int(mine)), xp.asarray(m_source),
                                         L.out_degree.sum(dtype=np.int64) - m_source])
             self.ctx.comm.allreduce(self.counts[:3], "sum", out=self.counts[4:])
-            if self.stream is not None:
-                self._to_host()
+            self._to_host()
 
         return self._run(steps)
 
@@ -160,6 +159,9 @@ class _Levels:
         return self.host
 
     def _to_host(self) -> None:
+        """The counts' copy to pinned host memory, queued on the stream (CPU ranks read the counts themselves)."""
+        if self.stream is None:
+            return
         import cupy
 
         cupy.cuda.runtime.memcpyAsync(self.host.ctypes.data, self.counts.data.ptr, self.counts.nbytes,
@@ -180,8 +182,7 @@ class _Levels:
             K.bu_step(L.in_offsets, L.in_indices, self.dist, frontier, self.state, L.out_degree, self.bits,
                       self.queue, self.queue_end, self.counts)
         comm.allreduce(self.counts[:3], "sum", out=self.counts[4:])
-        if self.stream is not None:
-            self._to_host()
+        self._to_host()
 
 
 def _bfs_rank(ctx: Any, part: Any, source: int, limit: int) -> tuple[np.ndarray, list[dict]]:

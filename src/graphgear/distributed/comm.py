@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import BackendError
 
-__all__ = ["HostCollectives", "NcclCollectives", "open_listener", "padded_size"]
+__all__ = ["HostCollectives", "NcclCollectives", "open_listener"]
 
 _NUMPY_REDUCE = {"sum": np.add, "min": np.minimum, "max": np.maximum}
 WAIT_SECONDS = 3600.0  # a peer silent this long is taken for dead (a rank that failed outside a collective)
@@ -66,9 +66,12 @@ def _in_place(counts: list[int]) -> bool:
     return all(c == most for c in counts[:-1])
 
 
-def padded_size(counts: Any) -> int:
-    """The length of a vertex array that reduce_scatter can send without a copy (equal ranges: graph.balanced_bounds)."""
-    return int(max(counts)) * len(counts)
+def _into(out: np.ndarray | None, whole: np.ndarray) -> np.ndarray:
+    """`whole`, or its copy at the front of `out` (the caller's buffer) when given."""
+    if out is None:
+        return whole
+    out[:whole.size] = whole
+    return out[:whole.size]
 
 
 class HostCollectives:
@@ -124,28 +127,19 @@ class HostCollectives:
     def alltoallv(self, pieces: list[np.ndarray], out: np.ndarray | None = None,
                   sizes: Any = None) -> list[np.ndarray]:
         """pieces[p] goes to rank p; returns what every rank sent to this one (its own piece as it is). With `out`
-        (1-D, as long as all the pieces this rank receives), the pieces land in it one after another, in rank order,
-        and are returned as its slices: nothing else is allocated for them; with `sizes` too (how many elements each
-        rank sends here) every peer's piece is received at once, on its own thread, into its place. The sends run on
-        threads while this thread receives, so large pieces cannot fill both sockets' buffers and stall."""
+        and `sizes` (how many elements each rank sends here), every peer's piece is received at once, on its own
+        thread, straight into its place in the 1-D `out`, one after another in rank order, and the pieces are
+        returned as its slices: nothing else is allocated for them. The sends run on threads while the pieces are
+        received, so large pieces cannot fill both sockets' buffers and stall."""
         if len(pieces) != self.size:
             raise ValueError(f"alltoallv needs {self.size} pieces, got {len(pieces)}")
-        if out is not None and sizes is not None:
+        if (out is None) != (sizes is None):
+            raise ValueError("alltoallv takes `out` and `sizes` together")
+        if out is not None:
             return self._alltoallv_placed(pieces, out, [int(x) for x in sizes])
         with self._lock:
             sends = [self._pool.submit(self._send, self.peers[p], pieces[p]) for p in self.peers] if self._pool else []
-            got, at = [], 0
-            for p in range(self.size):
-                if out is None:
-                    got.append(pieces[p] if p == self.rank else self._recv(p))
-                    continue
-                if p == self.rank:
-                    piece = out[at:at + pieces[p].size]
-                    piece[...] = pieces[p].reshape(-1)
-                else:
-                    piece = self._recv(p, out[at:])
-                got.append(piece)
-                at += piece.size
+            got = [pieces[p] if p == self.rank else self._recv(p) for p in range(self.size)]
             for s in sends:
                 s.result()
         return got
@@ -175,11 +169,7 @@ class HostCollectives:
         into `out` when given."""
         if counts is not None:
             local = local[:int(counts[self.rank])]
-        whole = np.concatenate(self.alltoallv([local] * self.size))
-        if out is None:
-            return whole
-        out[:whole.size] = whole
-        return out[:whole.size]
+        return _into(out, np.concatenate(self.alltoallv([local] * self.size)))
 
     def allreduce(self, array: np.ndarray, op: str = "sum", out: np.ndarray | None = None) -> np.ndarray:
         """The elementwise reduction over the ranks (into `out` when given). Every rank folds the pieces in rank order
@@ -213,11 +203,7 @@ class HostCollectives:
     def alltoall(self, array: np.ndarray, block: int, out: np.ndarray | None = None) -> np.ndarray:
         """Block p (of `block` elements) of `array` to rank p; returns the blocks received, in rank order (in `out`
         when given)."""
-        got = np.concatenate(self.alltoallv([array[p * block:(p + 1) * block] for p in range(self.size)]))
-        if out is None:
-            return got
-        out[:got.size] = got
-        return out[:got.size]
+        return _into(out, np.concatenate(self.alltoallv([array[p * block:(p + 1) * block] for p in range(self.size)])))
 
     def close(self) -> None:
         for conn in self.peers.values():
@@ -302,8 +288,8 @@ class NcclCollectives:
         return out
 
     def reduce_scatter(self, array: Any, counts: np.ndarray, op: str = "sum") -> Any:
-        """This rank's slice of the reduction. An `array` of `padded_size(counts)` elements or more, on equal ranges,
-        is sent as it is (its tail past the vertices is reduced too, and dropped)."""
+        """This rank's slice of the reduction. An `array` of max(counts) elements a rank or more, on equal ranges, is
+        sent as it is (its tail past the vertices is reduced too, and dropped)."""
         import cupy
 
         counts = [int(c) for c in counts]

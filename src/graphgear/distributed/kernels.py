@@ -50,14 +50,18 @@ def _td_step(offsets, indices, queue, prev, bounds, mark, stride):  # pragma: no
 
 
 @numba.njit(cache=True, nogil=True)
-def _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f):  # pragma: no cover - numba
-    """Vertex v joins the next frontier: its distance, its bit (np.packbits' order: the first vertex in the high bit)
-    and slot n_f of the list, with the inclusive prefix sum of the list's out-degrees beside it (m_f: the sum before
-    it)."""
+def _join(v, joined, level, dist, out_degree, bits, queue, queue_end, n_f, m_f, m_u):  # pragma: no cover - numba
+    """An unvisited vertex v's part in the level, returned as the new (n_f, m_f, m_u). If it `joined` the next
+    frontier: its distance, its bit (np.packbits' order: the first vertex in the high bit) and slot n_f of the list,
+    with the inclusive prefix sum of the list's out-degrees beside it; else its out-arcs count as unvisited."""
+    if not joined:
+        return n_f, m_f, m_u + out_degree[v]
     dist[v] = level + 1
     bits[v >> 3] |= np.uint8(128 >> (v & 7))
     queue[n_f] = v
-    queue_end[n_f] = m_f + out_degree[v]
+    m_f += out_degree[v]
+    queue_end[n_f] = m_f
+    return n_f + 1, m_f, m_u
 
 
 @numba.njit(cache=True, nogil=True)
@@ -72,12 +76,7 @@ def _bu_step(offsets, indices, dist, frontier, state, out_degree, bits, queue, q
                 if frontier[u >> 3] & (128 >> (u & 7)):
                     found = True
                     break
-            if found:
-                _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f)
-                n_f += 1
-                m_f += out_degree[v]
-            else:
-                m_u += out_degree[v]
+            n_f, m_f, m_u = _join(v, found, level, dist, out_degree, bits, queue, queue_end, n_f, m_f, m_u)
     counts[0], counts[1], counts[2] = n_f, m_f, m_u
 
 
@@ -92,12 +91,7 @@ def _settle(reached, ranks, stride, dist, state, out_degree, bits, queue, queue_
                 if reached[p * stride + (v >> 3)] & (128 >> (v & 7)):
                     hit = True
                     break
-            if hit:
-                _join(v, level, dist, out_degree, bits, queue, queue_end, n_f, m_f)
-                n_f += 1
-                m_f += out_degree[v]
-            else:
-                m_u += out_degree[v]
+            n_f, m_f, m_u = _join(v, hit, level, dist, out_degree, bits, queue, queue_end, n_f, m_f, m_u)
     counts[0], counts[1], counts[2] = n_f, m_f, m_u
 
 

@@ -176,7 +176,7 @@ def _guarded(ctx: Any, work: Any) -> Any:
 
 def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool, renumber: bool, name: str,
                 phase: str | None) -> Part:
-    host, P = ctx.host, ctx.size
+    host = ctx.host
     report, seconds, tick = _reporter(ctx, phase), {}, [time.perf_counter()]
 
     def say(k: int) -> None:  # phase k begins: the last one's time kept, and rank 0 tells the client
@@ -229,7 +229,7 @@ def _bounds_over_ranks(host: Any, load: np.ndarray) -> np.ndarray:
     rank's range total is all-gathered, and each arc-balanced cut is found by the rank whose range holds it."""
     P, n = host.size, int(load.shape[0])
     equal = equal_ranges(n, P)
-    mine = host.reduce_scatter(load, np.diff(equal), "sum").astype(np.int64)
+    mine = np.asarray(host.reduce_scatter(load, np.diff(equal), "sum"), dtype=np.int64)
     totals = host.allgatherv(np.array([mine.sum()], dtype=np.int64))
     if not totals.sum():  # no arcs: split the vertices evenly, as balanced_bounds does
         mine = np.ones_like(mine)
@@ -309,14 +309,7 @@ _NO_WEIGHTS = np.zeros(0, dtype=np.float32)
 @numba.njit(cache=True, nogil=True)
 def _owner(bounds, u):  # pragma: no cover - numba
     """The rank whose range holds vertex u: the last r with bounds[r] <= u (ranges may be empty)."""
-    lo, hi = 0, bounds.shape[0] - 1
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if bounds[mid] <= u:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return np.searchsorted(bounds, u, side="right") - 1
 
 
 @numba.njit(cache=True, parallel=True, nogil=True)
