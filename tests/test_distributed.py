@@ -107,20 +107,34 @@ def test_row_blocks_cover_the_rows_within_the_limit():
             assert offsets[b] - offsets[a] <= limit or b == a + 1  # over the limit only as one long row
 
 
-def test_pagerank_over_row_blocks(client, monkeypatch):
-    """PageRank with each rank's matrix cut into row blocks (as a GPU rank with 2^31 in-arcs or more is) equals the
-    single-process result."""
+def _pagerank_over_row_blocks(client, backend, monkeypatch):
     from graphgear.distributed import pagerank as distributed_pagerank
 
-    monkeypatch.setitem(distributed_pagerank.MATRIX_ARCS, "cpu", 100)
+    monkeypatch.setitem(distributed_pagerank.MATRIX_ARCS, backend, 100)
     g = gg.load("rmat:9:8:w")
-    with partition(g, client) as dg:
+    with partition(g, client, backend=backend) as dg:
         for weight in ("weight", None):
             r1, r2 = gg.pagerank(g, weight=weight), gg.pagerank(dg, weight=weight)
             assert r1.iterations == r2.iterations
             np.testing.assert_allclose(r2.ranks, r1.ranks, rtol=1e-12, atol=1e-15)
         blocks = dg.spmd(lambda ctx, part: len(ctx.cache["pagerank-matrix-True"]))
         assert min(blocks) > 1  # every rank's matrix was cut
+
+
+def test_pagerank_over_row_blocks(client, monkeypatch):
+    """PageRank with each rank's matrix cut into row blocks (as a GPU rank with more in-arcs than MATRIX_ARCS is)
+    equals the single-process result."""
+    _pagerank_over_row_blocks(client, "cpu", monkeypatch)
+
+
+@pytest.mark.gpu
+def test_pagerank_over_row_blocks_on_a_gpu_worker(monkeypatch):
+    """The same on a GPU worker: the blocks are cuSPARSE matrices (kron:29 on 4 H200s takes 4 or 5 a rank)."""
+    c = local_cluster(1, "cuda", processes=False)
+    try:
+        _pagerank_over_row_blocks(c, "cuda", monkeypatch)
+    finally:
+        c.close()
 
 
 def test_build_phases_timed_on_every_rank(client):

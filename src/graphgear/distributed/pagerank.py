@@ -39,7 +39,9 @@ def pagerank(dg: Any, alpha: float, max_iter: int, tol: float, p: np.ndarray | N
     return PageRankResult(ranks, iterations=iterations, trace=trace, graph=dg, seconds=time.perf_counter() - start)
 
 
-MATRIX_ARCS = {"cuda": 2**31 - 1, "cpu": 2**62}  # arcs a matrix block may hold: cuSPARSE through CuPy takes int32
+# Arcs a matrix block may hold. cuSPARSE through CuPy takes int32 indices, and its SpMV fails well before 2^31 - 1:
+# benchmarks/cusparse_blocks.py measures it; docs/distributed.md ("PageRank's row blocks") has its figures on an H200.
+MATRIX_ARCS = {"cuda": 2**30, "cpu": 2**62}
 
 
 def row_blocks(offsets: np.ndarray, limit: int) -> list[tuple[int, int]]:
@@ -57,8 +59,8 @@ def row_blocks(offsets: np.ndarray, limit: int) -> list[tuple[int, int]]:
 
 def _matrix(ctx: Any, L: Any, weighted: bool) -> list[Any]:
     """The rank's rows of P^T's pattern, A[v - lo, u] = w(u, v) (1 unweighted), as CSR matrices on its device, one
-    per block of rows (one block unless the rank's in-arcs pass what the sparse library's index type holds: 2^31 - 1
-    for cuSPARSE through CuPy)."""
+    per block of rows (one block unless the rank's in-arcs pass what the sparse library multiplies in one call:
+    MATRIX_ARCS)."""
     key = f"pagerank-matrix-{weighted}"
     blocks = ctx.cache.get(key)
     if blocks is None:
