@@ -239,8 +239,9 @@ def test_tarjan_is_iterative_on_long_paths():
 
 @pytest.fixture
 def device_route(monkeypatch):
-    """The CPU backend taking the GPU's route: programs run whole (FW-BW as two BFS launches over the whole graph and
-    its reverse, multistep.reach) and async pushes drained level by level (so no serial pass takes the graph)."""
+    """The CPU backend taking the GPU's route: programs run whole (FW-BW as one BFS launch over the graph and its
+    reverse side by side, multistep.reach) and async pushes drained level by level (so no serial pass takes the
+    graph)."""
     be = gg.backends.get_backend("cpu")
     monkeypatch.setattr(be.capabilities, "device_programs", True)
     monkeypatch.setattr(be.capabilities, "async_order", "levels")
@@ -249,7 +250,7 @@ def device_route(monkeypatch):
 
 @settings(max_examples=80, **SETTINGS)
 @given(g=graphs())
-def test_random_graphs_forward_backward_as_two_searches(g):
+def test_random_graphs_forward_backward_as_one_search(g):
     be = gg.backends.get_backend("cpu")
     with mock.patch.object(be.capabilities, "device_programs", True), \
             mock.patch.object(be.capabilities, "async_order", "levels"):
@@ -259,9 +260,9 @@ def test_random_graphs_forward_backward_as_two_searches(g):
 
 
 @pytest.mark.parametrize("spec", ["grid:30:30:0.7", "rmat:10:8", "er:2000:2"])
-def test_forward_backward_as_two_searches(spec, device_route):
+def test_forward_backward_as_one_search(spec, device_route):
     """A directed graph (trimmed vertices and small SCCs around a giant one): the same SCCs as SciPy, and the trace's
-    fw-bw rows are the two searches' (one per level or pass), after trim's."""
+    fw-bw rows are the search's (one per level or pass), after trim's."""
     from graphgear.graph.generate import orient
 
     g = gg.load(spec)
@@ -295,3 +296,32 @@ def test_trim_rounds_as_the_device_loop_logs_them(backend):
     assert removed[0][1] == 103 and sum(gone for gone, _ in removed) == 100
     assert all(b[1] == a[1] - a[0] for a, b in zip(removed, removed[1:]))
     assert removed[-1][0] == 0 and "last round" in trim[-1].reason and all("another" in t.reason for t in trim[:-1])
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(g=graphs())
+def test_both_ways_reaches_forward_and_backward_in_one_search(g):
+    """_both_ways: the graph and its reverse side by side; its given CSC is its CSR transposed, and a BFS from a
+    vertex's two copies reaches, in each half, what SciPy's BFS reaches from it along the arcs and against them."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    from graphgear.algorithms.multistep import reach
+    from graphgear.algorithms.scc import _both_ways
+    from graphgear.graph.build import transpose_csr
+
+    n = g.num_vertices
+    both = _both_ways(g)
+    assert both.num_vertices == 2 * n and both.num_arcs == 2 * g.num_arcs and both.directed
+    given_csc = both.csc()
+    made = transpose_csr(both.offsets, both.indices, None)
+    assert np.array_equal(given_csc[0], made[0]) and np.array_equal(given_csc[1], made[1])
+    be = gg.backends.get_backend("cpu")
+    A = g.to_scipy()
+    for p in sorted({0, n // 2, n - 1}) if n else ():
+        reached, run = reach(both, np.array([p, n + p]), be, "auto", "fw-bw")
+        run.check()
+        forward = np.zeros(n, dtype=bool)
+        forward[breadth_first_order(A, p, directed=True, return_predecessors=False)] = True
+        backward = np.zeros(n, dtype=bool)
+        backward[breadth_first_order(A.T.tocsr(), p, directed=True, return_predecessors=False)] = True
+        assert np.array_equal(reached[:n], forward) and np.array_equal(reached[n:], backward)

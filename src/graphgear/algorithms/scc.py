@@ -337,6 +337,7 @@ CUDA_FUNCTORS = [
 
 # ------------------------------------------------------------------------------------------------------- helpers
 _REVERSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BOTH_WAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _reverse_view(graph: Graph) -> Graph:
@@ -348,6 +349,33 @@ def _reverse_view(graph: Graph) -> Graph:
         offsets, indices, _ = graph.csc()
         reverse = _REVERSE[graph] = Graph(offsets, indices, None, directed=True, name=f"reverse of {graph.name}")
     return reverse
+
+
+def _both_ways(graph: Graph) -> Graph:
+    """The graph and its reverse side by side as one graph of 2n vertices: vertex v's forward copy is v (the graph's
+    out-arcs), its backward copy n + v (the reverse graph's, shifted by n). A BFS from {p, n + p} reaches forward from
+    p in the first half and backward from p in the second: FW-BW's two searches as one, whose levels are those of the
+    deeper of the two, so on a high-diameter graph the searches' per-level latency (a grid barrier or a launch a
+    level) is paid once, not twice. Its CSC is the same halves in the other order (the reverse graph's rows are the
+    graph's columns), given rather than transposed. Built once per graph."""
+    both = _BOTH_WAYS.get(graph)
+    if both is None:
+        n, m = graph.num_vertices, graph.num_arcs
+        reverse = _reverse_view(graph)
+        ids = index_dtype(2 * n)
+
+        def side_by_side(first: Graph, second: Graph) -> tuple[np.ndarray, np.ndarray]:
+            offsets = np.concatenate((first.offsets, second.offsets[1:] + m))
+            indices = np.empty(2 * m, dtype=ids)
+            indices[:m] = first.indices
+            np.add(second.indices, n, out=indices[m:], dtype=ids, casting="unsafe")
+            return offsets, indices
+
+        offsets, indices = side_by_side(graph, reverse)
+        both = _BOTH_WAYS[graph] = Graph(offsets, indices, None, directed=True, name=f"{graph.name} both ways")
+        in_offsets, in_indices = side_by_side(reverse, graph)
+        both._csc = (in_offsets, in_indices, None)
+    return both
 
 
 class _Run:
@@ -469,30 +497,28 @@ class _Run:
         self.settle()
 
     def forward_backward_on_device(self, pivot: Any) -> None:
-        """FW-BW as two BFS launches (multistep.reach) over the whole graph and its reverse, where the backend runs
-        programs whole on the device: nothing is read back, the pivot included. Right after trim the only vertices
-        removed are SCCs of one vertex, which can lie on no cycle through the pivot, so the vertices reached both
-        ways over the whole graph are the pivot's SCC, as within the remaining vertices. Where trim removed every
-        vertex, the pivot is not alive and the searches start from nothing."""
-        runs = []
-        with self.be.chained():  # the backward search does not wait for the forward one
-            for graph, mark, way in ((self.graph, self.forward, "forward"),
-                                     (_reverse_view(self.graph), self.backward, "backward")):
-                reached, run = reach(graph, pivot, self.be, self.strategy, "fw-bw", start=self.alive[pivot] != 0)
-                mark[...] = reached
-                runs.append((run, way))
+        """FW-BW as one BFS launch (multistep.reach) over the graph and its reverse side by side (_both_ways: from the
+        pivot's forward and backward copies), where the backend runs programs whole on the device: nothing is read
+        back, the pivot included. An undirected graph is its own reverse: one BFS over it. Right after trim the only
+        vertices removed are SCCs of one vertex, which can lie on no cycle through the pivot, so the vertices reached
+        both ways over the whole graph are the pivot's SCC, as within the remaining vertices. Where trim removed
+        every vertex, the pivot is not alive and the search starts from nothing."""
+        n, start = self.n, self.alive[pivot] != 0
+        if self.graph.directed:
+            reached, run = reach(_both_ways(self.graph), self.be.xp.concatenate((pivot, pivot + n)), self.be,
+                                 self.strategy, "fw-bw", start=start)
+            self.forward[...] = reached[:n]
+            self.backward[...] = reached[n:]
+        else:
+            reached, run = reach(self.graph, pivot, self.be, self.strategy, "fw-bw", start=start)
+            self.forward[...] = reached
+            self.backward[...] = reached
         # the SCC's name: its smallest vertex (a reduction on the device, nothing read back)
         both = (self.forward != 0) & (self.backward != 0)
-        self.color[...] = self.be.xp.where(both, self.be.xp.arange(self.n, dtype=np.int64), self.n).min()
+        self.color[...] = self.be.xp.where(both, self.be.xp.arange(n, dtype=np.int64), n).min()
         self.settle()
-
-        self.checks.extend(run.check for run, _ in runs)
-
-        def rows() -> None:
-            for run, _ in runs:
-                append_trace(self.trace, run.trace, "fw-bw")
-
-        self.trace.defer(rows, lambda: sum(run.trace.seconds for run, _ in runs))
+        self.checks.append(run.check)
+        self.trace.defer(lambda: append_trace(self.trace, run.trace, "fw-bw"), lambda: run.trace.seconds)
 
     # --------------------------------------------------------------------------------------------------- Coloring
     def coloring(self) -> np.ndarray:
