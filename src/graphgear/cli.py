@@ -574,6 +574,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     _check_output(args.json, "benchmark results")
     if args.suite == "gpu":
         return _cmd_bench_gpu(args)
+    if args.suite == "adaptive":
+        return _cmd_bench_adaptive(args)
     console = _console()
     folder = find_real_graphs(args.graphs)
     if folder is None:
@@ -610,6 +612,58 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                  "references": r.reference_times,
                                  "agreement": {k: v[0] for k, v in r.agreement.items()}} for r in rows])
     console.print(f"{len(cases)} cases, {failures} disagreements or errors")
+    return 1 if failures else 0
+
+
+def _cmd_bench_adaptive(args: argparse.Namespace) -> int:
+    """graphgear bench --suite adaptive: auto against every fixed strategy that applies (bench/adaptive.py), one row
+    per algorithm and graph shape, and the issue's target over the rows. Exit 1 where a fixed strategy failed or its
+    result was not auto's."""
+    from rich.table import Table
+
+    from .backends import get_backend
+    from .bench import adaptive
+    from .bench.suites import find_real_graphs
+
+    console = _console()
+    backend = get_backend(args.backend).name
+    algorithms = tuple(args.algorithms.split(",")) if args.algorithms else adaptive.ADAPTIVE_ALGORITHMS
+    unknown = sorted(set(algorithms) - set(adaptive.ADAPTIVE_ALGORITHMS))
+    if unknown:
+        raise GraphgearError(f"--suite adaptive times {', '.join(adaptive.ADAPTIVE_ALGORITHMS)}; got {', '.join(unknown)}")
+    scale = args.scale if args.scale is not None else adaptive.DEFAULT_SCALE[backend]
+    folder = find_real_graphs(args.graphs)
+    if folder is None:
+        console.print("[yellow]no real graphs found (shared/graphs, --graphs or $GRAPHGEAR_GRAPHS): generated shapes only")
+    graphs = adaptive.adaptive_graphs(scale, folder)
+    rows = adaptive.adaptive_suite(graphs, algorithms, backend=backend, repeat=args.repeat,
+                                   progress=lambda m: console.log(m))
+    table = Table(title=f"graphgear bench --suite adaptive (backend {backend}, median of {args.repeat} after warm-up): "
+                        "auto against every fixed strategy, ms")
+    for name in ("algorithm", "shape", "graph", "auto", "best fixed", "its ms", "auto / best", "ran", "refused", "failed"):
+        table.add_column(name, justify="left" if name in ("algorithm", "shape", "graph", "best fixed") else "right")
+    failures = 0
+    for r in rows:
+        best, best_ms = r.best
+        failures += len(r.failed)
+        ratio = f"{r.ratio:.2f}" if r.fixed_ms else "-"
+        table.add_row(r.algorithm, r.shape, Path(r.graph).name, f"{r.auto_ms:,.3f}", best or "-",
+                      f"{best_ms:,.3f}" if r.fixed_ms else "-",
+                      ratio if not r.fixed_ms or r.ratio <= adaptive.WORST else f"[red]{ratio}",
+                      str(len(r.fixed_ms)), str(len(r.refused)),
+                      "\n".join(f"[red]{k}: {v}" for k, v in r.failed.items()) or "0")
+    console.print(table)
+    s = adaptive.summary(rows)
+    if s["rows"]:
+        console.print(f"auto within {adaptive.WITHIN - 1:.0%} of the best fixed strategy on {s['within']:.0%} of "
+                      f"{s['rows']} rows (target {adaptive.SHARE_WITHIN:.0%}); worst auto / best {s['worst']:.2f} (target "
+                      f"<= {adaptive.WORST}); best single fixed strategy on every row: {s['single'] or 'none ran on every row'}"
+                      + (f", its geometric mean / auto's {s['gain']:.2f} (target >= {adaptive.GEOMEAN_GAIN})"
+                         if s["single"] else "") + f": target {'met' if s['met'] else 'not met'}")
+    if args.json:
+        _write_json(args.json, {"backend": backend, "scale": scale, "repeat": args.repeat, "summary": s,
+                                "rows": [{**vars(r), "best": r.best[0], "ratio": r.ratio if r.fixed_ms else None}
+                                         for r in rows]})
     return 1 if failures else 0
 
 
@@ -792,11 +846,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(run=_cmd_run)
 
     bench = sub.add_parser("bench", help="benchmark every algorithm against SciPy/NetworkX and check agreement")
-    bench.add_argument("--suite", default="smoke", choices=("smoke", "gpu"),
+    bench.add_argument("--suite", default="smoke", choices=("smoke", "gpu", "adaptive"),
                        help="smoke: every algorithm against SciPy/NetworkX; gpu: GPU times, GTEPS, bandwidth and the "
                        "load-balancing ablation (default smoke)")
     bench.add_argument("--gpu-graphs", help="gpu suite: comma-separated generator specs (default kron:21,grid:2048:2048)")
     bench.add_argument("--no-ablation", action="store_true", help="gpu suite: skip the load-balancing ablation")
+    bench.add_argument("--scale", type=int, help="adaptive suite: 2^SCALE vertices a generated shape (default 16 on "
+                       "the CPU, 21 on the GPU)")
     bench.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     bench.add_argument("--strategy", default="auto")
     bench.add_argument("--repeat", type=int, default=3, help="timed runs per case after a warm-up (median)")

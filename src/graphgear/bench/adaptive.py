@@ -1,0 +1,229 @@
+"""`graphgear bench --suite adaptive`: `auto` against every fixed strategy that applies (issue 24, point 5).
+
+The question is SEP-Graph's and MultiGraph's: does choosing the execution path per iteration beat committing to one
+for the whole run? For BFS, SSSP, CC, PageRank and BC on eight graph shapes (the issue's: power-law undirected and
+directed, uniform random, a road-like lattice, a lattice with missing edges, random geometric, a real road graph, a
+real social graph), each row times the algorithm under `auto` and under every fixed Strategy of `fixed_strategies`,
+on the same graph, source and backend, and reports auto / best fixed. A fixed strategy the algorithm refuses
+(StrategyError: e.g. async pull on PageRank's sum) does not apply to that row; any other failure is shown in the row.
+Every fixed strategy's result is checked against auto's (exactly, or for PageRank within its stopping rule), so a
+path that computes something else cannot look fast.
+
+The summary is the issue's target: auto within 10% of the best fixed strategy on at least 80% of the rows, never
+worse than 1.3x, and at least 1.5x faster, in geometric mean over the rows, than the best single fixed strategy (the
+one fixed strategy, among those that ran on every row, with the smallest geometric mean).
+
+Timing: the CPU, the median of `repeat` wall-clock runs after a warm-up run (bench.metrics.time_runs); the GPU, the
+median of `repeat` CUDA-event timings after bench.gpu's warm-up, every run from the same source.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine.strategy import Strategy
+from ..errors import StrategyError
+from .references import agreement
+from .suites import default_source, run_algorithm
+
+__all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies", "strategy_label",
+           "summary"]
+
+ADAPTIVE_ALGORITHMS = ("bfs", "sssp", "cc", "pagerank", "bc")
+# the issue's target (issue 24, point 5)
+WITHIN, SHARE_WITHIN, WORST, GEOMEAN_GAIN = 1.10, 0.80, 1.30, 1.50
+DEFAULT_SCALE = {"cpu": 16, "cuda": 21}  # 2^scale vertices for the generated shapes (tiny ones time the per-level overhead)
+REAL_SHAPES = (("real road graph", ("road/luxembourg_osm.mtx", "road/malta_osm.gr.gz")),
+               ("real social graph", ("social/email-Enron.txt.gz", "social/wiki-Vote.txt")))
+
+
+def adaptive_graphs(scale: int, real_folder: Path | None) -> list[tuple[str, str]]:
+    """(shape, spec or path) for the eight shapes: six generated with about 2^scale vertices, and the first real
+    road and social graph found in `real_folder` (none without it)."""
+    side = max(2, round(2 ** (scale / 2)))
+    shapes = [("power-law undirected", f"kron:{scale}"),
+              ("power-law directed", f"rmat:{scale}:8"),
+              ("uniform random", f"er:{2 ** scale}:8"),
+              ("road-like lattice", f"grid:{side}:{side}"),
+              ("lattice with missing edges", f"grid:{side}:{side}:0.7"),
+              ("random geometric", f"rgg:{scale}")]
+    if real_folder is not None:
+        for shape, names in REAL_SHAPES:
+            found = [str(real_folder / name) for name in names if (real_folder / name).exists()]
+            if found:
+                shapes.append((shape, found[0]))
+    return shapes
+
+
+def fixed_strategies(backend: str) -> list[Strategy]:
+    """Every fixed strategy the suite tries: SEP-Graph's eight paths (direction x sync x drive) with the backend's
+    defaults for the rest, and on the GPU also every load-balancing technique of the ablation (bench.gpu.TECHNIQUES)
+    under sync and async data-driven push, the paths where the technique does the work."""
+    out = []
+    for d, s, r in itertools.product(("push", "pull"), ("sync", "async"), ("data", "topology")):
+        try:
+            out.append(Strategy(direction=d, sync=s, drive=r))
+        except StrategyError:  # a path the strategy space rules out as a whole
+            continue
+    if backend == "cuda":
+        from .gpu import TECHNIQUES
+
+        for (_, fields), sync in itertools.product(TECHNIQUES, ("sync", "async")):
+            if sync == "async" and fields["balance"] == "merge_path":
+                continue  # its scan needs the host between levels: no persistent form (bench.gpu.ablation)
+            strategy = Strategy(direction="push", sync=sync, **fields)
+            if strategy not in out:
+                out.append(strategy)
+    return out
+
+
+def strategy_label(strategy: Strategy) -> str:
+    """A fixed strategy as the table names it: its SEP-Graph path, then what else it fixes (sync-push-dd warp_scan)."""
+    rest = [part for part in str(strategy).split(",")
+            if part != "default" and part.split("=")[0] not in ("direction", "sync", "drive")]
+    return " ".join([strategy.path, *rest])
+
+
+@dataclass
+class AdaptiveRow:
+    algorithm: str
+    shape: str
+    graph: str
+    num_vertices: int
+    num_edges: int
+    auto_ms: float
+    fixed_ms: dict[str, float] = field(default_factory=dict)  # strategy -> ms, for those that ran and agreed
+    refused: list[str] = field(default_factory=list)  # strategies that do not apply (StrategyError)
+    failed: dict[str, str] = field(default_factory=dict)  # strategy -> why (an error, or a result unlike auto's)
+
+    @property
+    def best(self) -> tuple[str, float]:
+        """(strategy, ms) of the fastest fixed strategy; ("", nan) where none ran."""
+        if not self.fixed_ms:
+            return "", math.nan
+        name = min(self.fixed_ms, key=self.fixed_ms.__getitem__)
+        return name, self.fixed_ms[name]
+
+    @property
+    def ratio(self) -> float:
+        """auto / best fixed: below 1, auto beat every fixed strategy."""
+        return self.auto_ms / self.best[1]
+
+
+def _reference_form(algorithm: str, result: Any) -> Any:
+    """auto's result in the form bench.references.agreement takes as the expected output."""
+    if algorithm == "bfs":
+        d = np.asarray(result.distances, dtype=np.float64)
+        return np.where(d < 0, np.inf, d)
+    if algorithm == "sssp":
+        return np.asarray(result.distances, dtype=np.float64)
+    if algorithm == "cc":
+        return result.labels
+    if algorithm == "pagerank":
+        return result.ranks
+    return result.centrality
+
+
+def _agrees(algorithm: str, result: Any, auto: Any, num_vertices: int) -> tuple[bool, str]:
+    """Whether a fixed strategy's result is auto's. Exact for the traversals and components; PageRank stops at the
+    first iterate whose L1 change is below N * tol (networkx's rule, tol 1e-6 as run here), and such an iterate lies
+    within alpha / (1 - alpha) times that change of the fixed point, so two paths may end that far apart each way."""
+    if algorithm == "pagerank":
+        alpha, tol = 0.85, 1e-6
+        bound = 2 * alpha / (1 - alpha) * num_vertices * tol
+        l1 = float(np.abs(np.asarray(result.ranks) - np.asarray(auto.ranks)).sum())
+        return l1 <= bound, f"L1 {l1:.1e} against the stopping rule's {bound:.1e}"
+    return agreement(algorithm, result, _reference_form(algorithm, auto))
+
+
+def _timer(backend: str, repeat: int) -> Callable[[Callable[[], Any]], tuple[float, Any]]:
+    """(median ms, last result) of a call, timed as the module notes say."""
+    if backend == "cuda":
+        import cupy as cp
+
+        from .gpu import time_gpu
+
+        def on_gpu(call: Callable[[], Any]) -> tuple[float, Any]:
+            times, result = time_gpu(cp, lambda _: call(), np.zeros(1, dtype=np.int64), repeat,
+                                     np.random.default_rng(0))
+            return statistics.median(times) * 1e3, result
+
+        return on_gpu
+    from .metrics import time_runs
+
+    def on_cpu(call: Callable[[], Any]) -> tuple[float, Any]:
+        seconds, result, _ = time_runs(call, repeat)
+        return seconds * 1e3, result
+
+    return on_cpu
+
+
+def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = ADAPTIVE_ALGORITHMS, *,
+                   backend: str = "cpu", repeat: int = 3,
+                   progress: Callable[[str], None] = lambda message: None) -> list[AdaptiveRow]:
+    """One row per algorithm and graph: auto's time and every fixed strategy's (see the module notes)."""
+    from ..graph.io import load
+
+    timed = _timer(backend, repeat)
+    strategies = fixed_strategies(backend)
+    rows = []
+    for shape, spec in graphs:
+        loaded: dict[str, Any] = {}
+        for algorithm in algorithms:
+            name = f"{spec}:w" if algorithm == "sssp" and ":" in spec and not Path(spec).exists() else spec
+            if name not in loaded:
+                loaded[name] = load(name)
+            g = loaded[name]
+            source = default_source(g)
+            progress(f"{algorithm} on {shape} ({name}): auto and {len(strategies)} fixed strategies")
+
+            def call(strategy: Any, g: Any = g, algorithm: str = algorithm, source: int = source) -> Any:
+                return run_algorithm(algorithm, g, source, backend, strategy)
+
+            auto_ms, auto = timed(lambda: call("auto"))
+            row = AdaptiveRow(algorithm, shape, name, g.num_vertices, g.num_edges, auto_ms)
+            for strategy in strategies:
+                label = strategy_label(strategy)
+                try:
+                    ms, result = timed(lambda st=strategy: call(st))
+                except StrategyError:
+                    row.refused.append(label)
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a failing path is shown in its row; the suite goes on
+                    row.failed[label] = f"{type(exc).__name__}: {exc}"
+                    continue
+                same, detail = _agrees(algorithm, result, auto, g.num_vertices)
+                if same:
+                    row.fixed_ms[label] = ms
+                else:
+                    row.failed[label] = f"result unlike auto's ({detail})"
+            rows.append(row)
+    return rows
+
+
+def summary(rows: list[AdaptiveRow]) -> dict[str, Any]:
+    """The issue's target measured on `rows` (those where some fixed strategy ran): the share within WITHIN of the
+    best fixed strategy, the worst ratio, and the gain over the best single fixed strategy (geometric means over the
+    rows of that strategy's time and auto's; only strategies that ran on every row compete)."""
+    timed = [r for r in rows if r.fixed_ms]
+    if not timed:
+        return {"rows": 0}
+    ratios = [r.ratio for r in timed]
+    share = sum(x <= WITHIN for x in ratios) / len(ratios)
+
+    def geomean(values: list[float]) -> float:
+        return math.exp(sum(math.log(v) for v in values) / len(values))
+
+    everywhere = set.intersection(*(set(r.fixed_ms) for r in timed))
+    single = min(everywhere, key=lambda s: geomean([r.fixed_ms[s] for r in timed]), default="")
+    gain = geomean([r.fixed_ms[single] for r in timed]) / geomean([r.auto_ms for r in timed]) if single else math.nan
+    return {"rows": len(timed), "within": share, "worst": max(ratios), "single": single, "gain": gain,
+            "met": share >= SHARE_WITHIN and max(ratios) <= WORST and gain >= GEOMEAN_GAIN}

@@ -1,0 +1,137 @@
+"""graphgear bench --suite adaptive (bench/adaptive.py, issue 24 point 5): auto against every fixed strategy that
+applies, one row per algorithm and graph shape; a strategy the algorithm refuses does not apply, one whose result is
+not auto's is reported as failed and never counts as fast; the summary is the issue's target."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from graphgear.bench import adaptive
+from graphgear.bench.adaptive import AdaptiveRow, adaptive_graphs, adaptive_suite, fixed_strategies, summary
+from graphgear.cli import main
+
+SMALL = [("power-law undirected", "kron:7"), ("road-like lattice", "grid:12:12:0.8")]
+
+
+def test_eight_shapes_with_the_real_graphs(tmp_path):
+    """Six generated shapes of about 2^scale vertices, and a road and a social graph where the folder has them."""
+    assert [shape for shape, _ in adaptive_graphs(10, None)] == [
+        "power-law undirected", "power-law directed", "uniform random", "road-like lattice",
+        "lattice with missing edges", "random geometric"]
+    assert dict(adaptive_graphs(10, None))["road-like lattice"] == "grid:32:32"
+    for name in ("road/malta_osm.gr.gz", "social/wiki-Vote.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    shapes = dict(adaptive_graphs(10, tmp_path))
+    assert len(shapes) == 8 and shapes["real road graph"].endswith("malta_osm.gr.gz")
+
+
+def test_fixed_strategies_are_sep_graphs_paths_and_the_gpus_techniques():
+    cpu = fixed_strategies("cpu")
+    assert sorted(s.path for s in cpu) == sorted(f"{s}-{d}-{r}" for s in ("sync", "async") for d in ("push", "pull")
+                                                 for r in ("dd", "td"))
+    cuda = fixed_strategies("cuda")
+    assert cuda[:8] == cpu and len(set(cuda)) == len(cuda)
+    assert {s.balance for s in cuda} == {"vertex_group", "twc", "warp_scan", "merge_path", "three_stage"}
+    assert adaptive.strategy_label(cuda[-1]) == "async-push-dd balance=three_stage"
+
+
+def test_rows_time_auto_against_every_fixed_strategy():
+    rows = adaptive_suite(SMALL, ("bfs", "sssp", "cc", "pagerank", "bc"), backend="cpu", repeat=1)
+    assert [(r.algorithm, r.shape) for r in rows] == [(a, s) for s, _ in SMALL
+                                                      for a in ("bfs", "sssp", "cc", "pagerank", "bc")]
+    for r in rows:
+        assert not r.failed, (r.algorithm, r.graph, r.failed)
+        assert r.auto_ms > 0 and len(r.fixed_ms) + len(r.refused) == 8
+        assert r.ratio == r.auto_ms / min(r.fixed_ms.values()) and r.best[1] == min(r.fixed_ms.values())
+    by_name = {(r.algorithm, r.graph): r for r in rows}
+    assert by_name[("sssp", "kron:7:w")].num_edges > 0  # SSSP runs on the weighted shape
+    # PageRank's sum cannot be re-read as async pull re-reads messages: those paths do not apply
+    assert sorted(by_name[("pagerank", "kron:7")].refused) == ["async-pull-dd", "async-pull-td"]
+
+
+def test_a_path_computing_something_else_fails_its_row(monkeypatch):
+    """A fixed strategy whose result is not auto's is reported as failed, with its difference, and not timed."""
+    from graphgear.bench import suites
+
+    honest = suites.run_algorithm
+
+    def lying(algorithm, graph, source, backend, strategy):
+        result = honest(algorithm, graph, source, backend, strategy)
+        if getattr(strategy, "path", "") == "sync-pull-td":
+            result.distances[np.flatnonzero(result.distances > 0)[:1]] += 1
+        return result
+
+    monkeypatch.setattr(adaptive, "run_algorithm", lying)
+    (row,) = adaptive_suite(SMALL[:1], ("bfs",), backend="cpu", repeat=1)
+    assert list(row.failed) == ["sync-pull-td"] and "distances differ" in row.failed["sync-pull-td"]
+    assert "sync-pull-td" not in row.fixed_ms and len(row.fixed_ms) == 7
+
+
+def test_pagerank_paths_agree_within_the_stopping_rule():
+    """Two PageRank iterates that each met networkx's rule (L1 change < N tol) may differ by up to 2 alpha / (1 -
+    alpha) N tol; more than that is a different answer."""
+    class Ranks:
+        def __init__(self, ranks):
+            self.ranks = np.asarray(ranks)
+
+    n = 1000
+    auto = Ranks(np.full(n, 1 / n))
+    bound = 2 * 0.85 / 0.15 * n * 1e-6
+    near, far = auto.ranks.copy(), auto.ranks.copy()
+    near[:2] += [bound / 4, -bound / 4]
+    far[:2] += [bound, -bound]
+    assert adaptive._agrees("pagerank", Ranks(near), auto, n)[0]
+    assert not adaptive._agrees("pagerank", Ranks(far), auto, n)[0]
+
+
+def _row(auto, **fixed):
+    return AdaptiveRow("bfs", "shape", "g", 1, 1, auto, fixed_ms=fixed)
+
+
+def test_summary_is_the_issues_target():
+    rows = [_row(1.0, a=1.0, b=4.0), _row(2.0, a=1.0, b=8.0), _row(1.0, a=4.0, b=1.05), _row(3.0)]
+    s = summary(rows)
+    assert s["rows"] == 3  # the row where nothing fixed ran is left out
+    assert s["within"] == pytest.approx(2 / 3) and s["worst"] == 2.0
+    assert s["single"] == "a"  # geometric means: a (1*1*4)^(1/3) = 1.59, b (4*8*1.05)^(1/3) = 3.23
+    assert s["gain"] == pytest.approx(4 ** (1 / 3) / 2 ** (1 / 3))
+    assert not s["met"]
+    met = summary([_row(1.0, a=2.0, b=1.0), _row(1.0, a=1.0, b=2.0)])
+    assert met["within"] == 1.0 and met["gain"] == pytest.approx(math.sqrt(2)) and not met["met"]  # 1.41 < 1.5
+    assert summary([_row(1.0, a=2.0, b=1.0), _row(1.0, a=1.0, b=4.0), _row(1.0, a=1.0, b=4.0, c=9.0)])["single"] == "a"
+    assert summary([_row(1.0)]) == {"rows": 0}
+
+
+def test_cli_prints_the_table_and_the_target(tmp_path, capsys):
+    out = tmp_path / "adaptive.json"
+    assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--scale", "6", "--algorithms", "bfs,cc",
+                 "--repeat", "1", "--graphs", str(tmp_path), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "auto / best" in text and "target" in text
+    report = json.loads(out.read_text())
+    assert report["backend"] == "cpu" and report["scale"] == 6 and len(report["rows"]) == 12
+    assert {"within", "worst", "single", "gain", "met"} <= set(report["summary"])
+
+
+def test_cli_refuses_an_algorithm_the_suite_does_not_time(capsys):
+    assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--algorithms", "bfs,scc"]) == 2
+    err = capsys.readouterr().err
+    assert "scc" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.gpu
+def test_every_fixed_strategy_runs_on_the_gpu_and_agrees():
+    pytest.importorskip("cupy")
+    from graphgear.backends import cuda_available
+
+    if not cuda_available():
+        pytest.skip("needs CuPy and an NVIDIA GPU")
+    rows = adaptive_suite(SMALL, ("bfs", "sssp", "cc", "pagerank", "bc"), backend="cuda", repeat=1)
+    for r in rows:
+        assert not r.failed, (r.algorithm, r.graph, r.failed)
+        assert len(r.fixed_ms) + len(r.refused) == len(fixed_strategies("cuda"))
