@@ -75,7 +75,7 @@ def same_pagerank(g: gg.Graph, method: str, strategy="auto", **kwargs):
     return cpu, gpu
 
 
-@pytest.mark.parametrize("method", ["power", "delta"])
+@pytest.mark.parametrize("method", ["power", "delta", "priority"])
 @pytest.mark.parametrize("spec", GRAPHS + ["rmat:11:8:w"])
 def test_pagerank_generated_graphs(spec, method):
     same_pagerank(gg.load(spec), method)

@@ -151,6 +151,49 @@ def test_delta_matches_networkx(case):
     assert {row.path for row in ours.trace} <= {"sync-pull-td", "async-push-td", "async-push-dd"}
 
 
+@settings(max_examples=60, **SETTINGS)
+@given(cases())
+def test_priority_matches_networkx(case):
+    """SEP-Graph's priority scheduling (method="priority"): networkx's ranks, and each round's row names the threshold
+    its residuals were sent above."""
+    g, ref, alpha, personalization, nstart, dangling = case
+    ours = pagerank(g, alpha=alpha, personalization=personalization, nstart=nstart, dangling=dangling,
+                    method="priority", backend="cpu", **delta_tol(g))
+    if g.num_vertices == 0:
+        assert ours.ranks.shape == (0,)
+        return
+    expected = nx_pagerank(g, ref, alpha=alpha, personalization=nx_args(personalization), nstart=nx_args(nstart),
+                           dangling=nx_args(dangling), **TIGHT)
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    assert ours.iterations == len(ours.trace)
+    assert all("priority: residuals above " in row.reason for row in ours.trace)
+
+
+def test_priority_threshold_is_the_200th_largest_of_1000_sampled():
+    """The threshold is just below the 200th largest of the sampled residuals (so that vertex sends: the compute step
+    sends above the threshold), never below eps; the between-round step puts back every vertex owing more than eps."""
+    from graphgear.algorithms.pagerank import PRIORITY_RANK, PRIORITY_SAMPLE, _PrioritySchedule
+    from graphgear.backends import get_backend
+
+    be = get_backend("cpu")
+    buffer = np.linspace(0.0, 1.0, 5000)
+    schedule = _PrioritySchedule(be, 0.85, 1e-3, 1.0, seed=4)
+    t = schedule.threshold(buffer)
+    drawn = np.sort(buffer[np.random.default_rng(4).integers(0, buffer.size, PRIORITY_SAMPLE)])[-PRIORITY_RANK]
+    assert t < drawn and t == np.nextafter(drawn, 0.0)
+    assert _PrioritySchedule(be, 0.85, 1e-3, 1.0).threshold(np.zeros(10)) == 1e-3  # nothing large: eps
+    assert _PrioritySchedule(be, 0.85, 0.5, 1.0).threshold(np.full(10, 0.25)) == 0.5
+
+    class State:
+        buffer = np.array([0.0, 2e-3, -5e-3, 5e-4, 1.0])
+        params = None
+
+    state = State()
+    frontier = schedule(be, state)
+    assert sorted(frontier.vertices().tolist()) == [1, 2, 4]  # |residual| > eps, whatever the threshold
+    assert state.params[0] == 0.85 and state.params[2] == 1.0 and state.params[1] >= 1e-3
+
+
 @settings(max_examples=30, **SETTINGS)
 @given(graphs(), st.sampled_from(PATHS))
 def test_delta_every_path_on_random_graphs(graph_and_ref, path):
@@ -174,16 +217,18 @@ PATH_GRAPHS = ["er:150:3", "rmat:7:4", "grid:8:8:0.7:w"]
 GPU_PATHS = [("sync", "push", "data"), ("sync", "pull", "data"), ("async", "push", "data"), ("async", "pull", "data")]
 
 
+@pytest.mark.parametrize("method", ["delta", "priority"])
 @pytest.mark.parametrize("spec", PATH_GRAPHS)
 @pytest.mark.parametrize("backend,path", on_backends(PATHS, cuda=GPU_PATHS, ids="-".join))
-def test_delta_every_cpu_path(spec, backend, path):
-    """Each of the 8 CPU paths gives networkx's answer, except async pull, which the engine refuses for a sum
-    accumulate (it re-reads messages). alpha = 0.7 keeps the sync paths' round counts small."""
+def test_delta_every_cpu_path(spec, backend, path, method):
+    """Each of the 8 CPU paths gives networkx's answer, with and without priority scheduling, except async pull,
+    which the engine refuses for a sum accumulate (it re-reads messages). alpha = 0.7 keeps the sync paths' round
+    counts small."""
     g = gg.load(spec)
     n = g.num_vertices
     personalization = {v: 1.0 + (v % 3) for v in range(0, n, 5)}
     dangling = {v: 1.0 for v in range(1, n, 7)}  # differs from personalization: the second (dangling) solve runs
-    kwargs = dict(alpha=0.7, personalization=personalization, dangling=dangling, method="delta", backend=backend,
+    kwargs = dict(alpha=0.7, personalization=personalization, dangling=dangling, method=method, backend=backend,
                   strategy=path_strategy(*path), **delta_tol(g))
     if path[0] == "async" and path[1] == "pull":
         with pytest.raises(StrategyError, match="async pull"):
@@ -322,7 +367,7 @@ def test_bad_inputs(method):
         pagerank(labelled, method=method, personalization={"z": 1.0})
 
 
-@pytest.mark.parametrize("method,unit", [("power", "iterations"), ("delta", "rounds")])
+@pytest.mark.parametrize("method,unit", [("power", "iterations"), ("delta", "rounds"), ("priority", "rounds")])
 def test_max_iter_exceeded(method, unit):
     g = gg.load("grid:10:10")
     with pytest.raises(GraphError, match=rf"did not converge in 3 {unit}: .*\d") as info:

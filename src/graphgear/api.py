@@ -82,7 +82,8 @@ def pagerank(graph: Any, alpha: float = 0.85, personalization: Any = None, max_i
              backend: Any = "auto", strategy: Any = "auto", layout: str = "auto") -> Any:
     """PageRank as networkx.pagerank defines it, with its arguments in its order (alpha, personalization, max_iter,
     tol, nstart, weight, dangling): ``.ranks`` sums to 1; ``weight=None`` splits a vertex's rank evenly over its
-    out-edges. ``method`` is "power" (pull power iteration), "delta" (delta-based push) or "auto"; ``layout``
+    out-edges. ``method`` is "power" (pull power iteration), "delta" (delta-based push), "priority" (delta with
+    SEP-Graph's priority scheduling: the larger residuals sent first) or "auto"; ``layout``
     "degree" runs the power iteration on the graph renumbered by degree, "given" on the ids as they are, "auto" picks
     degree for large power-law graphs."""
     if is_distributed(graph):

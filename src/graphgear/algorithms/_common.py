@@ -77,12 +77,13 @@ def unweighted_view(graph: Graph) -> Graph:
     return view
 
 
-def append_trace(trace: Trace, rows: Trace, phase: str) -> None:
+def append_trace(trace: Trace, rows: Trace, phase: str, notes: Any = None) -> None:
     """Copy the rows of another run's trace (a sub-computation: an SSSP inside BC, a solve inside PageRank) into
-    `trace`, each labelled `phase`."""
-    names = [f.name for f in fields(TraceRow) if f.name not in ("iteration", "phase")]
-    for row in rows:
-        trace.add(**{name: getattr(row, name) for name in names}, phase=phase)
+    `trace`, each labelled `phase`; `notes`: a text per row, added to its reason (rows past the notes are not
+    copied)."""
+    names = [f.name for f in fields(TraceRow) if f.name not in ("iteration", "phase", "reason")]
+    for row, note in zip(rows, notes) if notes is not None else ((row, "") for row in rows):
+        trace.add(**{name: getattr(row, name) for name in names}, reason=row.reason + note, phase=phase)
 
 
 def check_non_negative_weights(graph: Any, algorithm: str) -> None:

@@ -36,6 +36,11 @@ delta   delta-based PageRank (SEP-Graph section 4.2) run by `run_program`: value
         (L1) of the exact PageRank: networkx's threshold applied to the distance from the fixed point instead of the
         last step, so at equal tol the answer is at least as accurate as networkx's. nstart warm-starts y. max_iter
         bounds the total rounds (GraphError past it); alpha must be < 1.
+priority  delta with SEP-Graph's priority scheduling (section 4.4.3): before every round, the residuals of 1000
+        vertices drawn at random are sorted and the 200th largest becomes the round's threshold (never below eps), so
+        a round applies and sends only the larger residuals (a residual shrinks by alpha with every hop, so sending the
+        large ones first wastes fewer messages on vertices about to receive more); the rest wait in the worklist for a
+        later round. The rounds (max_iter counts them) are more and lighter; each row of the trace names its threshold.
 auto    power, unless ``strategy`` fixes an execution path other than sync-pull-td: then delta (it runs on every path).
 
 Layout (the power iteration)
@@ -75,7 +80,8 @@ from ._common import append_trace, check_choice, check_non_negative_weights, che
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
-METHODS = ("auto", "power", "delta")
+METHODS = ("auto", "power", "delta", "priority")
+PRIORITY_SAMPLE, PRIORITY_RANK = 1000, 200  # SEP-Graph 4.4.3: 1000 residuals sampled, the 200th largest the threshold
 POWER_PATH = "sync-pull-td"
 SLACK = 0.5  # the delta run aims at SLACK * N * tol, so one solve usually suffices
 
@@ -316,12 +322,13 @@ def pagerank(
     p = _distribution(graph, personalization, "personalization")
     x0 = _distribution(graph, nstart, "nstart")
     d = _distribution(graph, dangling, "dangling")
-    power = None if method == "delta" else _power_strategy(strategy, graph)
+    power = None if method in ("delta", "priority") else _power_strategy(strategy, graph)
     if method == "power" and power is None:
         raise StrategyError(f"method='power' runs the sync-pull-td path only, not strategy {strategy!s}; "
                             "use method='delta'")
     if power is None and alpha >= 1.0:
-        raise GraphError("method='delta' needs alpha < 1 (the residual must shrink); use method='power' for alpha = 1")
+        raise GraphError(f"method={method!r} needs alpha < 1 (the residual must shrink); use method='power' for "
+                         "alpha = 1")
     G, renumbering = None, None
     if power is not None:  # the power iteration's gather is what the layout serves
         renumbering, G, note = device_layout(be, graph, layout, auto=True)
@@ -337,7 +344,7 @@ def pagerank(
         p, d_is_p = _vector(be, n, p), d is None
         d, x0 = (p if d_is_p else _vector(be, n, d)), _vector(be, n, x0)
         ranks, iterations, trace = _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv,
-                                                   is_dangling)
+                                                   is_dangling, priority=method == "priority")
     # a GPU run's ranks stay on the device until read (the result copies them on first access)
     return PageRankResult(ranks, iterations=iterations, trace=trace, graph=given, seconds=time.perf_counter() - start)
 
@@ -482,8 +489,38 @@ def _dangling_combination(xp, alpha, y: _Solve, z: _Solve | None, is_dangling):
     return x / total, bound
 
 
-def _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, is_dangling):
-    """Delta-based PageRank (SEP-Graph 4.2) through run_program; see the module notes."""
+class _PrioritySchedule:
+    """SEP-Graph's priority scheduling (4.4.3) for one solve: `threshold(buffer)` is a round's sending threshold (the
+    PRIORITY_RANK-th largest of PRIORITY_SAMPLE residuals drawn at random, just below it so that the vertex it came
+    from sends, and never below eps), and the instance, as run_program's between-round step, sets the next round's
+    and puts every vertex still owing more than eps back in the worklist (those below the threshold waited)."""
+
+    def __init__(self, be: Any, alpha: float, eps: float, flag: float, seed: int = 0) -> None:
+        self.be, self.alpha, self.eps, self.flag = be, alpha, eps, flag
+        self.rng = np.random.default_rng(seed)
+        self.thresholds: list[float] = []  # each round's, for its trace row
+
+    def threshold(self, buffer: Any) -> float:
+        xp = self.be.xp
+        drawn = self.be.asarray(self.rng.integers(0, buffer.shape[0], PRIORITY_SAMPLE))
+        x = float(xp.sort(xp.abs(buffer[drawn]))[-PRIORITY_RANK])  # a host read a round, as the worklist's size is
+        t = max(self.eps, float(np.nextafter(x, 0.0)))
+        self.thresholds.append(t)
+        return t
+
+    def params(self, buffer: Any) -> np.ndarray:
+        """The program's params for the next round: [alpha, threshold, divide by the out-degree]."""
+        return np.asarray([self.alpha, self.threshold(buffer), self.flag], dtype=np.float64)
+
+    def __call__(self, be: Any, state: Any) -> Frontier:
+        state.params = be.asarray(np.append(self.params(state.buffer), 0.0))  # a new array: the GPU caches params
+        return Frontier.from_mask(be.xp.abs(state.buffer) > self.eps)
+
+
+def _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, x0, inv, is_dangling, *,
+                    priority=False):
+    """Delta-based PageRank (SEP-Graph 4.2) through run_program, with its priority scheduling (4.4.3) where asked;
+    see the module notes."""
     xp = be.xp
     n = G.num_vertices
     target = n * tol
@@ -530,9 +567,14 @@ def _delta_pagerank(be, G, graph, strategy, alpha, tol, max_iter, p, d, d_is_p, 
                 continue
             ran = True
             params = np.asarray([alpha, eps, 0.0 if weighted else 1.0], dtype=np.float64)
+            schedule = None
+            if priority:
+                schedule = _PrioritySchedule(be, alpha, eps, params[2], seed=rounds)
+                params = schedule.params(s.buffer)
             run = run_program(PAGERANK_DELTA, program_graph, s.value, s.buffer, active, params=params, backend=be,
-                              strategy=controller, max_rounds=max_iter - rounds)
-            append_trace(trace, run.trace, s.name)
+                              strategy=controller, max_rounds=max_iter - rounds, after_round=schedule)
+            append_trace(trace, run.trace, s.name, None if schedule is None else  # each row: what its round sent
+                         [f"; priority: residuals above {t:.3g} sent, the rest wait" for t in schedule.thresholds])
             rounds += len(run.trace)
             s.value = xp.asarray(run.state.value)
             _exact_residual(be, G, alpha, s, inv)
