@@ -519,6 +519,32 @@ def test_bounds_over_ranks_equal_balanced_bounds_of_the_sum(data, P):
         assert list(got[r]) == list(want)
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 300), records=st.integers(0, 3000), chunks=st.integers(1, 9), seed=st.integers(0, 99))
+def test_arcs_per_vertex_count_both_ends_but_not_self_loops(n, records, chunks, seed):
+    """The build's arcs per vertex (a parallel count with atomic adds, any number of slices) are the records' ends,
+    self-loops left out, as bincounts give them."""
+    from graphgear.distributed.readers import _arcs_per_vertex
+
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, records), rng.integers(0, n, records)
+    dst[::7] = src[::7]  # self-loops among them
+    load = np.zeros(n, dtype=np.int64)
+    _arcs_per_vertex(src, dst, load, chunks)
+    keep = src != dst
+    assert np.array_equal(load, np.bincount(src[keep], minlength=n) + np.bincount(dst[keep], minlength=n))
+
+
+def test_ranks_share_their_hosts_cores(client):
+    """Each rank runs its parallel loops on its share of the host's cores: 4 ranks of one host, a quarter each."""
+    import numba
+
+    with partition("kron:6", client) as dg:
+        shares = dg.spmd(lambda ctx, part: (ctx.neighbours, ctx.threads, numba.get_num_threads()))
+    quarter = max(1, (os.cpu_count() or 1) // 4)
+    assert shares == [(4, quarter, min(quarter, numba.config.NUMBA_NUM_THREADS))] * 4
+
+
 @pytest.mark.parametrize("P", (1, 2, 3))
 def test_host_collectives_equal_numpy(P):
     """The TCP mesh's collectives, P ranks on threads: each equals its NumPy definition (ranges of unequal sizes)."""

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from .. import progress
+from ..backends.cpu.atomics import atomic_add
 from ..errors import GraphgearError
 from ..graph.build import build_csr
 from .graph import (DistributedGraph, Part, arc_cuts, balanced_bounds, cut_targets, equal_ranges,
@@ -201,11 +202,8 @@ def _build_rank(ctx: Any, part: None, records: Any, args: tuple, directed: bool,
             src, dst, n = rank_of[src], rank_of[dst], int(labels.size)
     # arcs per vertex, out and in (an undirected edge is an arc each way); self-loops are dropped as gg.load drops
     # them (build_csr below sees local row ids, not the vertices), so they count nothing
-    load = np.bincount(src, minlength=n).astype(np.int64) + np.bincount(dst, minlength=n)
-    loops = src[src == dst]
-    if loops.size:
-        load -= 2 * np.bincount(loops, minlength=n)
-    del loops
+    load = np.zeros(n, dtype=np.int64)
+    _arcs_per_vertex(src, dst, load, max(1, min(numba.get_num_threads() * 4, src.shape[0] >> 16)))
     bounds = _bounds_over_ranks(host, load)
     del load
     say(2)
@@ -306,6 +304,20 @@ def _to_owners(host: Any, bounds: np.ndarray, records: list, *, by_target: bool 
 _NO_WEIGHTS = np.zeros(0, dtype=np.float32)
 
 
+@numba.njit(cache=True, parallel=True, nogil=True)
+def _arcs_per_vertex(src, dst, load, chunks):  # pragma: no cover - numba
+    """load[v] += the arcs the records give v: one at each end of a record, none for a self-loop. The records in
+    `chunks` slices over the rank's threads, counting with atomic adds (vertices are many, so they rarely collide)."""
+    m = src.shape[0]
+    for c in numba.prange(chunks):
+        for i in range(m * c // chunks, m * (c + 1) // chunks):
+            u = src[i]
+            v = dst[i]
+            if u != v:
+                atomic_add(load, u, 1)
+                atomic_add(load, v, 1)
+
+
 @numba.njit(cache=True, nogil=True)
 def _owner(bounds, u):  # pragma: no cover - numba
     """The rank whose range holds vertex u: the last r with bounds[r] <= u (ranges may be empty)."""
@@ -381,7 +393,7 @@ def _kron_records(ctx: Any, spec_text: str, directed: bool) -> tuple:
     dst = np.empty(last - first, dtype=np.int64)
     # The rank's records in slices, one thread each, every thread with its own copy of the stream advanced to its
     # slice (random_raw and the numba kernel release the GIL), so the records are the same whatever the thread count.
-    threads = max(1, min(16, (os.cpu_count() or 1) // ctx.size, (last - first) // (1 << 16)))
+    threads = max(1, min(16, ctx.threads, (last - first) // (1 << 16)))
     cuts = np.linspace(first, last, threads + 1).astype(np.int64)
 
     def draw(t: int) -> None:

@@ -41,6 +41,14 @@ class Rank:
     comm: Any  # the collectives of the run's arrays: NcclCollectives on GPUs, the host mesh on CPUs
     device: int = 0
     cache: dict[str, Any] = field(default_factory=dict)
+    neighbours: int = 1  # ranks on this rank's host, itself included: they share its cores
+
+    @property
+    def threads(self) -> int:
+        """This rank's share of its host's cores (at least 1): the ranks of one host run their parallel loops at
+        the same moments (a build's phases, an algorithm's rounds), and each taking every core would oversubscribe
+        them P times over."""
+        return max(1, (os.cpu_count() or 1) // max(self.neighbours, 1))
 
     @property
     def xp(self) -> Any:
@@ -120,8 +128,9 @@ def connect(key: str, rank: int, size: int, backend: str, addresses: list[tuple[
 
         with cupy.cuda.Device(device):
             comm = NcclCollectives(rank, size, unique_id)
+    neighbours = sum(h == addresses[rank][0] for h, _ in addresses)
     with _LOCK:
-        _RANKS[(key, rank)] = Rank(rank, size, backend, host, comm, device)
+        _RANKS[(key, rank)] = Rank(rank, size, backend, host, comm, device, neighbours=neighbours)
     return True
 
 
@@ -131,6 +140,9 @@ def run_on_rank(key: str, rank: int, fn: Callable[..., Any], part: Any, *args: A
     if ctx is None:
         raise BackendError(f"rank {rank} of distributed graph {key} is not open on this worker (was it closed, or the "
                            "worker restarted?)")
+    import numba
+
+    numba.set_num_threads(min(ctx.threads, numba.config.NUMBA_NUM_THREADS))  # for this thread's parallel loops only
     if ctx.backend == "cuda":
         import cupy
 
