@@ -37,8 +37,7 @@ from .. import progress
 from ..backends.cpu.atomics import atomic_add
 from ..errors import GraphgearError
 from ..graph.build import build_csr
-from .graph import (DistributedGraph, Part, arc_cuts, balanced_bounds, cut_targets, equal_ranges,
-                    keeps_equal_ranges)
+from .graph import DistributedGraph, Part, arc_cuts, balanced_bounds, cut_targets, equal_ranges, keeps_equal_ranges
 
 __all__ = ["read_in_parallel"]
 
