@@ -72,6 +72,24 @@ def test_a_path_computing_something_else_fails_its_row(monkeypatch):
     assert "sync-pull-td" not in row.fixed_ms and len(row.fixed_ms) == 7
 
 
+def test_a_path_far_slower_than_auto_is_timed_by_one_warm_call():
+    """Its first call may compile; the second, still SLOW_FACTOR times auto's time, is what the row keeps."""
+    calls = []
+
+    def slow():
+        calls.append(1)
+        return "result"
+
+    probe = iter([(900.0, "r1"), (800.0, "r2")])
+    got = adaptive._fixed_time(lambda call: (1.0, call()), lambda call: next(probe), slow, auto_ms=10.0)
+    assert got == (800.0, "r2", True)
+    probe = iter([(900.0, "r1"), (30.0, "r2")])  # the first call compiled: timed as auto is
+    assert adaptive._fixed_time(lambda call: (25.0, call()), lambda call: next(probe), slow, auto_ms=10.0) == (
+        25.0, "result", False)
+    probe = iter([(40.0, "r1")])  # under the floor: timed as auto is
+    assert adaptive._fixed_time(lambda call: (41.0, call()), lambda call: next(probe), slow, auto_ms=1.0)[2] is False
+
+
 def test_pagerank_paths_agree_within_the_stopping_rule():
     """Two PageRank iterates that each met networkx's rule (L1 change < N tol) may differ by up to 2 alpha / (1 -
     alpha) N tol; more than that is a different answer."""
