@@ -23,6 +23,16 @@ from ..base import Capabilities, HostTimeline, Repeat
 from . import operators as ops
 from . import programs as prog
 
+# A round's kernel runs on the calling thread where its work (vertices, plus edges for a push) is below this: waking
+# the thread team for a parallel loop costs more than such a round (docs/performance.md#small-rounds-on-one-thread)
+SERIAL_WORK = 1 << 14
+
+
+def _sized(kernel: Any, work: int) -> Any:
+    """The parallel kernel template, or its serial form for small work (SERIAL_WORK)."""
+    return kernel.serial if work < SERIAL_WORK else kernel
+
+
 def _ids(n: int) -> type:
     """The narrowest integer type for vertex ids of a graph of n vertices (FIFO rings: less memory to stream)."""
     return np.int32 if n < 2**31 else np.int64
@@ -134,7 +144,8 @@ class CpuBackend:
         touched = np.zeros(n, dtype=np.int8)
         out = np.empty(n, dtype=np.int64)
         counter = np.zeros(1, dtype=np.int64)
-        ops.advance_queue[f](G.offsets, G.indices, G.weights, G.weighted, frontier.queue, state, touched, out, counter)
+        _sized(ops.advance_queue, frontier.size + frontier.out_edges(G.out_degree))[f](
+            G.offsets, G.indices, G.weights, G.weighted, frontier.queue, state, touched, out, counter)
         result = Frontier.from_vertices(out[: counter[0]], n)
         return result.to_dense() if strategy.frontier in ("bitmap", "boolmap") else result
 
@@ -161,7 +172,7 @@ class CpuBackend:
             ops.filter_mask[p](frontier.mask, state, keep)
             return Frontier.from_mask(keep)
         keep = np.zeros(frontier.size, dtype=np.bool_)
-        ops.filter_queue[p](frontier.queue, state, keep)
+        _sized(ops.filter_queue, frontier.size)[p](frontier.queue, state, keep)
         return Frontier.from_vertices(frontier.queue[keep], frontier.num_vertices)
 
     def for_each_vertex(self, frontier: Frontier | None, functor: Any, state: tuple, num_vertices: int | None = None,
@@ -171,8 +182,8 @@ class CpuBackend:
         if frontier is None:
             ops.for_each_all[f](int(num_vertices), state)
         else:
-            kernel = ops.for_each_serial if not frontier.is_dense and frontier.size == 1 else ops.for_each_queue
-            kernel[f](frontier.vertices(), state)
+            vertices = frontier.vertices()
+            _sized(ops.for_each_queue, vertices.shape[0])[f](vertices, state)
 
     def run_steps(self, steps: Any) -> HostTimeline:
         """for_each_vertex over v < count for each (functor, state, count) in order, a Repeat's body while its
@@ -211,7 +222,7 @@ class CpuBackend:
         count = vertices.size if listed else int(num_vertices)
         values = np.empty(count, dtype=np.float64)
         if count:
-            ops.vertex_values[cpu_function(functor)](vertices, listed, count, state, values)
+            _sized(ops.vertex_values, count)[cpu_function(functor)](vertices, listed, count, state, values)
         return np.array([combine(values) if count else identity], dtype=np.float64)
 
     def neighbor_reduce(
@@ -275,19 +286,21 @@ class CpuBackend:
         else:
             vertices = worklist.vertices()
             s.send[:] = False
-            prog.compute_vertices[s.compute](vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.params)
+            _sized(prog.compute_vertices, vertices.shape[0])[s.compute](
+                vertices, s.value, s.buffer, s.message, G.out_degree, s.send, s.params)
             senders = Frontier.from_vertices(vertices[s.send[vertices]], n)
         if strategy.direction == "push":
             queue = senders.vertices()
             out = np.empty(n, dtype=np.int64)
             counter = np.zeros(1, dtype=np.int64)
-            prog.push_sync[s.edge](
+            edges = senders.out_edges(G.out_degree)
+            _sized(prog.push_sync, queue.shape[0] + edges)[s.edge](
                 G.offsets, G.indices, G.weights, G.weighted, queue, s.message, s.buffer, s.buffer.view(np.int64),
                 s.touched, out, counter, s.params, s.monoid,
             )
             touched = out[: counter[0]]
             s.touched[touched] = 0
-            return Frontier.from_vertices(touched, n), senders.out_edges(G.out_degree)
+            return Frontier.from_vertices(touched, n), edges
         t_offsets, t_indices, t_weights = G.csc()
         sender_mask = senders.to_dense().mask
         prog.pull_sync[s.settled, s.edge](

@@ -167,14 +167,6 @@ def for_each_queue(queue, state):  # pragma: no cover
         functor(queue[i], state)
 
 
-@template("functor", nogil=True)
-def for_each_serial(queue, state):  # pragma: no cover
-    """for_each_queue on the calling thread: a frontier of one vertex (a serial task such as Tarjan's) needs no
-    parallel region."""
-    for i in range(queue.shape[0]):
-        functor(queue[i], state)
-
-
 @template("functor", parallel=True, nogil=True)
 def for_each_all(n, state):  # pragma: no cover
     for v in numba.prange(n):

@@ -62,6 +62,14 @@ class KernelTemplate:
         """Run a template without slots (a plain cached kernel)."""
         return self[()](*args)
 
+    @functools.cached_property
+    def serial(self) -> KernelTemplate:
+        """The same template compiled without parallel loops (its prange runs as a range on the calling thread): for
+        work too small to pay for waking the thread team (docs/performance.md#small-rounds-on-one-thread)."""
+        if not self.options.get("parallel"):
+            return self
+        return KernelTemplate(self.py_func, self.slots, {**self.options, "parallel": False})
+
     def __repr__(self) -> str:
         return f"<kernel template {self.py_func.__module__}.{self.py_func.__qualname__}[{', '.join(self.slots)}]>"
 
