@@ -25,7 +25,7 @@ from . import programs as prog
 
 # A round's kernel runs on the calling thread where its work (vertices, plus edges for a push) is below this: waking
 # the thread team for a parallel loop costs more than such a round (docs/performance.md#small-rounds-on-one-thread)
-SERIAL_WORK = 1 << 14
+SERIAL_WORK = 1 << 12
 
 
 def _sized(kernel: Any, work: int) -> Any:
