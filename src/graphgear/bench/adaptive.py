@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,14 +79,9 @@ def fixed_strategies(backend: str) -> list[Strategy]:
         except StrategyError:  # a path the strategy space rules out as a whole
             continue
     if backend == "cuda":
-        from .gpu import TECHNIQUES
+        from .gpu import ablation_strategies
 
-        for (_, fields), sync in itertools.product(TECHNIQUES, ("sync", "async")):
-            if sync == "async" and fields["balance"] == "merge_path":
-                continue  # its scan needs the host between levels: no persistent form (bench.gpu.ablation)
-            strategy = Strategy(direction="push", sync=sync, **fields)
-            if strategy not in out:
-                out.append(strategy)
+        out += [strategy for _, strategy in ablation_strategies() if strategy not in out]
     return out
 
 
@@ -151,43 +145,31 @@ def _agrees(algorithm: str, result: Any, auto: Any, num_vertices: int) -> tuple[
     return agreement(algorithm, result, _reference_form(algorithm, auto))
 
 
-def _once(backend: str) -> Callable[[Callable[[], Any]], tuple[float, Any]]:
-    """(ms, result) of one call, its device work waited for: the probe of a fixed strategy's cost."""
-    wait: Callable[[], Any] = lambda: None  # the CPU's calls return finished
+def _timers(backend: str, repeat: int) -> tuple[Callable, Callable]:
+    """(timed, probe): each takes a call and gives (ms, its result). `timed` is the module notes' median after a
+    warm-up; `probe` one call, unwarmed (a CUDA-event time on the GPU), the first look at a fixed strategy's cost."""
     if backend == "cuda":
         import cupy as cp
 
-        wait = cp.cuda.get_current_stream().synchronize
-
-    def probe(call: Callable[[], Any]) -> tuple[float, Any]:
-        start = time.perf_counter()
-        result = call()
-        wait()
-        return (time.perf_counter() - start) * 1e3, result
-
-    return probe
-
-
-def _timer(backend: str, repeat: int) -> Callable[[Callable[[], Any]], tuple[float, Any]]:
-    """(median ms, last result) of a call, timed as the module notes say."""
-    if backend == "cuda":
-        import cupy as cp
-
-        from .gpu import time_gpu
+        from .gpu import _event_time, time_gpu
 
         def on_gpu(call: Callable[[], Any]) -> tuple[float, Any]:
             times, result = time_gpu(cp, lambda _: call(), np.zeros(1, dtype=np.int64), repeat,
                                      np.random.default_rng(0))
             return statistics.median(times) * 1e3, result
 
-        return on_gpu
+        def probe_gpu(call: Callable[[], Any]) -> tuple[float, Any]:
+            held: list[Any] = []
+            return _event_time(cp, lambda: held.append(call())) * 1e3, held[0]
+
+        return on_gpu, probe_gpu
     from .metrics import time_runs
 
-    def on_cpu(call: Callable[[], Any]) -> tuple[float, Any]:
-        seconds, result, _ = time_runs(call, repeat)
+    def on_cpu(call: Callable[[], Any], repeat: int = repeat, warmup: int = 1) -> tuple[float, Any]:
+        seconds, result, _ = time_runs(call, repeat, warmup)
         return seconds * 1e3, result
 
-    return on_cpu
+    return on_cpu, lambda call: on_cpu(call, 1, 0)
 
 
 def _fixed_time(timed: Callable, probe: Callable, call: Callable[[], Any], auto_ms: float) -> tuple[float, Any, bool]:
@@ -208,7 +190,7 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
     """One row per algorithm and graph: auto's time and every fixed strategy's (see the module notes)."""
     from ..graph.io import load
 
-    timed, probe = _timer(backend, repeat), _once(backend)
+    timed, probe = _timers(backend, repeat)
     strategies = fixed_strategies(backend)
     rows = []
     for shape, spec in graphs:

@@ -27,6 +27,7 @@ from ..engine.strategy import Strategy
 from .metrics import teps
 
 __all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite", "ablation",
+           "ablation_strategies",
            "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
@@ -173,6 +174,14 @@ def gpu_suite(algorithms: tuple[str, ...], graphs: tuple[str, ...] = GPU_GRAPHS,
     return rows, bandwidth
 
 
+def ablation_strategies() -> list[tuple[str, Strategy]]:
+    """(technique, strategy) of the ablation: each load-balancing technique under push, one launch per level (sync)
+    and, where the technique runs inside the persistent kernel, one launch in all (async)."""
+    return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in TECHNIQUES
+            for sync in ("sync", "async")
+            if not (sync == "async" and fields["balance"] == "merge_path")]  # its scan needs the host between levels
+
+
 def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """BFS time per load-balancing technique on every graph: push only (so the technique does all the work), one launch
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async)."""
@@ -188,14 +197,10 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
         sources = np.flatnonzero(g.out_degree() > 0)
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
         progress(f"ablation on {spec}")
-        for name, fields in TECHNIQUES:
-            for sync in ("sync", "async"):
-                if sync == "async" and fields["balance"] == "merge_path":
-                    continue  # its scan needs the host between levels: no persistent form
-                strategy = Strategy(direction="push", sync=sync, **fields)
-                times, _ = time_gpu(cp, lambda s, st=strategy: api.bfs(g, s, backend="cuda", strategy=st), sources,
-                                    repeat, rng)
-                row[f"{name}/{sync}"] = statistics.median(times) * 1e3
+        for name, strategy in ablation_strategies():
+            times, _ = time_gpu(cp, lambda s, st=strategy: api.bfs(g, s, backend="cuda", strategy=st), sources,
+                                repeat, rng)
+            row[f"{name}/{strategy.sync}"] = statistics.median(times) * 1e3
         times, _ = time_gpu(cp, lambda s: api.bfs(g, s, backend="cuda"), sources, repeat, rng)
         row["auto"] = statistics.median(times) * 1e3
         out.append(row)

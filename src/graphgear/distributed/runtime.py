@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlparse
 
+import numba
 import numpy as np
 
 from ..errors import BackendError
@@ -140,8 +141,6 @@ def run_on_rank(key: str, rank: int, fn: Callable[..., Any], part: Any, *args: A
     if ctx is None:
         raise BackendError(f"rank {rank} of distributed graph {key} is not open on this worker (was it closed, or the "
                            "worker restarted?)")
-    import numba
-
     numba.set_num_threads(min(ctx.threads, numba.config.NUMBA_NUM_THREADS))  # for this thread's parallel loops only
     if ctx.backend == "cuda":
         import cupy

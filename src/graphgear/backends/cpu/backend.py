@@ -28,9 +28,12 @@ from . import programs as prog
 SERIAL_WORK = 1 << 12
 
 
-def _sized(kernel: Any, work: int) -> Any:
-    """The parallel kernel template, or its serial form for small work (SERIAL_WORK)."""
-    return kernel.serial if work < SERIAL_WORK else kernel
+def _sized(kernel: Any, vertices: int, edges: Any = None) -> Any:
+    """The parallel kernel template, or its serial form where the work (`vertices`, plus `edges()` for a push) is below
+    SERIAL_WORK; the edges are counted only for a frontier small enough for them to decide."""
+    if vertices >= SERIAL_WORK or (edges is not None and vertices + edges() >= SERIAL_WORK):
+        return kernel
+    return kernel.serial
 
 
 def _ids(n: int) -> type:
@@ -144,7 +147,7 @@ class CpuBackend:
         touched = np.zeros(n, dtype=np.int8)
         out = np.empty(n, dtype=np.int64)
         counter = np.zeros(1, dtype=np.int64)
-        _sized(ops.advance_queue, frontier.size + frontier.out_edges(G.out_degree))[f](
+        _sized(ops.advance_queue, frontier.size, lambda: frontier.out_edges(G.out_degree))[f](
             G.offsets, G.indices, G.weights, G.weighted, frontier.queue, state, touched, out, counter)
         result = Frontier.from_vertices(out[: counter[0]], n)
         return result.to_dense() if strategy.frontier in ("bitmap", "boolmap") else result
@@ -294,7 +297,7 @@ class CpuBackend:
             out = np.empty(n, dtype=np.int64)
             counter = np.zeros(1, dtype=np.int64)
             edges = senders.out_edges(G.out_degree)
-            _sized(prog.push_sync, queue.shape[0] + edges)[s.edge](
+            _sized(prog.push_sync, queue.shape[0], lambda: edges)[s.edge](
                 G.offsets, G.indices, G.weights, G.weighted, queue, s.message, s.buffer, s.buffer.view(np.int64),
                 s.touched, out, counter, s.params, s.monoid,
             )
