@@ -9,6 +9,7 @@ data|topology) and both drives of Afforest must give the same labels.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -258,3 +259,45 @@ def test_numbering_by_roots_across_words_and_chunks(backend, n):
         number, check = numbered_components(be, be.asarray(labels.astype(dtype)))
         check()
         np.testing.assert_array_equal(be.to_host(number), expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("strategy", ("auto", "drive=data"))
+def test_runs_sharing_a_workspace_keep_their_own_results_and_traces(backend, strategy):
+    """Afforest's numbered runs on one graph share its workspace (comp, the numbering's scratch) but not their
+    results or their final-phase rows: a run's labels and its trace, read only after a later run on the same graph
+    (and on another graph of the same size, which shares the numbering's scratch), are still its own."""
+    ring = Graph.from_edges(np.arange(100), (np.arange(100) + 1) % 100, num_vertices=106, directed=False)
+    pairs = Graph.from_edges(np.arange(0, 106, 2), np.arange(1, 106, 2), num_vertices=106, directed=False)
+    first = connected_components(ring, method="afforest", backend=backend, strategy=strategy)
+    second = connected_components(pairs, method="afforest", backend=backend, strategy=strategy)
+    third = connected_components(ring, method="afforest", backend=backend, strategy=strategy)
+    np.testing.assert_array_equal(second.labels, np.arange(106) // 2)
+    def share(result) -> tuple[int, int]:  # the giant component the link row names: its root and sampled share
+        root, percent = re.search(r"component (\d+) holds ~(\d+)%", result.trace.rows[2].reason).groups()
+        return int(root), int(percent)
+
+    for result in (first, third):
+        np.testing.assert_array_equal(result.labels, np.r_[np.zeros(100), np.arange(1, 7)])
+        assert share(result)[0] == 0 and share(result)[1] >= 85  # the ring (100 of 106 vertices), not a pair
+    assert share(second)[0] % 2 == 0 and share(second)[1] <= 10  # a pair's root (the even end), ~2% of the draws
+
+
+def test_threads_get_their_own_workspaces():
+    """Runs from several host threads on graphs of one size (one shared numbering size, one graph each or the same
+    graph) each give SciPy's labels: a thread's runs use its own workspace and scratch."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    graphs = [load_spec(f"er:3000:{d}") for d in (0.6, 0.9, 1.2, 2.0)]
+    expected = [graph_reference(g) for g in graphs]
+
+    def run(k: int) -> bool:
+        g = graphs[k % len(graphs)]
+        ok = True
+        for _ in range(5):
+            ok &= bool(np.array_equal(connected_components(g, method="afforest", strategy="drive=data").labels,
+                                      expected[k % len(graphs)]))
+        return ok
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(run, range(16)))

@@ -19,7 +19,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from conftest import BACKENDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "graphgear"
 LAYERS = (
@@ -138,3 +141,40 @@ def test_every_backend_declares_capabilities():
     assert isinstance(be.capabilities, Capabilities)
     assert be.capabilities.async_order == "fifo" and not be.capabilities.device_traversal
     assert not is_backend(object()) and not is_backend("cpu")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_step_plan_runs_as_run_steps_with_its_per_run_arrays_replaced(backend):
+    """step_plan(steps, per_run).run(*arrays) computes what run_steps computes on the steps with those arrays in
+    place (a state shared by two steps stays one state), keeps no per-run array of the planning, and refuses a wrong
+    count of arrays."""
+    import gc
+    import weakref
+
+    from graphgear.algorithms import connected_components as cc
+    from graphgear.backends import get_backend
+
+    be = get_backend(backend)
+    n = 40
+    initial = np.zeros(cc.PARAMS + 1, dtype=np.int64)
+    initial[0], initial[cc.PARAMS] = 7, n
+    initial = be.asarray(initial)
+
+    def arrays():
+        return be.xp.full(n, -1, dtype=np.int32), be.xp.zeros(cc.PARAMS, dtype=np.int64)
+
+    comp, final = arrays()
+    state = (comp, final, initial)
+    steps = [(cc.START, state, n), (cc.START, state, n)]
+    plan = be.step_plan(steps, per_run=(comp, final))
+    planned = weakref.ref(comp) if backend == "cpu" else None  # a NumPy array can be watched; a CuPy one cannot
+    del comp, final, state, steps
+    gc.collect()
+    assert planned is None or planned() is None
+    for _ in range(2):
+        comp, final = arrays()
+        plan.run(comp, final).check()
+        np.testing.assert_array_equal(be.to_host(comp), np.arange(n))
+        np.testing.assert_array_equal(be.to_host(final), be.to_host(initial)[:cc.PARAMS])
+    with pytest.raises(TypeError, match="2 per-run arrays"):
+        plan.run(comp)

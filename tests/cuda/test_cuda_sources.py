@@ -73,8 +73,9 @@ def _afforest_steps() -> str:
 
     afforest = tuple(rt.ctype(d) for d in cc._AFFOREST_DTYPES)
     sample = tuple(rt.ctype(d) for d in (I64, I32, I32, I64))
-    states = (afforest, afforest, afforest, sample)  # the rounds' states (their own params rows), the sampling's
-    return step_module([(cc.INIT_COMP, 0), (cc.LINK_SAMPLED, 0), (cc.COMPRESS, 0), (cc.LINK_SAMPLED, 1),
+    start = tuple(rt.ctype(d) for d in (I32, I64, I64))
+    states = (afforest, afforest, afforest, sample, start)  # the rounds' states (their own params rows), the sampling's
+    return step_module([(cc.START, 4), (cc.LINK_SAMPLED, 0), (cc.COMPRESS, 0), (cc.LINK_SAMPLED, 1),
                         (cc.COMPRESS, 1), (cc.SAMPLE_ROOTS, 3), (cc.SAMPLE_FREQUENT, 3), (cc.LINK_REMAINING, 2),
                         (cc.COMPRESS, 2)], states)
 
@@ -85,7 +86,13 @@ def test_step_module_separates_steps_by_grid_barriers():
     assert source.count("stamps[2 + slot]") == 9 and "stamps[1] = gg_globaltimer()" in source  # every step's end
     assert "stamps[0] = slot;" in source  # the count of steps run
     assert "for (int v = first; v < c6; v += stride) f(v);" in source  # SampleFrequentElement over its own count
-    assert source.count("int* a0_4") == 1 and "GGS2 f{a0_0, a0_1, a0_2, a0_3, a0_4, a0_5}" in source  # a state once
+    assert source.count("int* a0_4;") == 1 and "GGS2 f{a0_0, a0_1, a0_2, a0_3, a0_4, a0_5}" in source  # a state once
+    assert "GGS0 f{a4_0, a4_1, a4_2}" in source
+    # one struct argument, whose fields are those the host packs, in its order (CudaBackend.run_steps)
+    assert "steps(const __grid_constant__ GGStepArgs A)" in source
+    fields = [line.strip().rstrip(";") for line in source.split("struct GGStepArgs {\n")[1].split("};")[0].splitlines()]
+    assert fields[:4] == ["u32* bar", "int* status", "u64* stamps", "long long c0"] and fields[-1] == "long long* a4_2"
+    assert len(fields) == 3 + 9 + 3 * 6 + 4 + 3
 
 
 def _trim_steps() -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import threading
 from dataclasses import fields
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -120,6 +121,7 @@ def run_on_host_once(functor: Functor, state: tuple, num_vertices: int) -> None:
 # A chunk spans at least MIN_CHUNK_WORDS words and enough that there are at most twice as many chunks as words in a
 # chunk, so both the chunk's own scan and the sum over the chunks before it stay short (numbering_steps).
 MIN_CHUNK_WORDS = 256
+NUMBERING_STEPS = 4  # the steps numbering_steps returns
 NUMBER_STATE = ("label", "bits", "prefix", "chunk", "number", "sizes")  # sizes: the vertices, words, words per chunk
 
 
@@ -219,31 +221,36 @@ ROOT_NUMBER = Functor(
     state=NUMBER_STATE,
 )
 NUMBER_DTYPES = (np.int64, np.int64, np.int64, np.int64, np.int64)  # bits, prefix, chunk, number, sizes
-_NUMBER_SIZES: dict[tuple[int, int], tuple] = {}  # (id of the backend, n) -> (backend, sizes on it): read only
+# (id of the backend, n, thread) -> (backend, the scratch's three parts, the sizes on the backend, words, lanes)
+_NUMBER_SCRATCH: dict[tuple[int, int], tuple] = {}
 
 
-def numbering_steps(backend: Any, labels: Any) -> tuple[list[tuple[Any, tuple, int]], Any]:
+def numbering_steps(backend: Any, labels: Any, number: Any = None) -> tuple[list[tuple[Any, tuple, int]], Any]:
     """(steps, number): the `run_steps` steps that number each vertex's component by its root (every label its
     component's smallest vertex; see the notes above), and the int64 array they fill. The steps may follow others in
-    one run (Afforest's). A call allocates its result and one scratch array (the words' bits, their prefix, the
-    chunks' counts); the sizes, which the steps only read, are kept on the backend per vertex count, so nothing is
-    copied to the device."""
+    one run (Afforest's). A call allocates only its result (unless given `number`): the scratch (the words' bits, their prefix, the chunks'
+    counts) and the sizes, which the steps only read, are kept on the backend per vertex count and host thread (one
+    thread's runs follow each other, and no run's result is in the scratch), so a call makes no other allocation,
+    view or copy, each host time while the GPU waits (docs/performance.md#host-time-of-a-call)."""
     n = int(labels.size)
-    xp = backend.xp
-    words = (n + 31) // 32
-    size = MIN_CHUNK_WORDS
-    while 2 * size * size < words:
-        size *= 2
-    chunks = (words + size - 1) // size
-    kept = _NUMBER_SIZES.get((id(backend), n))
+    key = (id(backend), n, threading.get_ident())
+    kept = _NUMBER_SCRATCH.get(key)
     if kept is None or kept[0] is not backend:
-        if len(_NUMBER_SIZES) >= 16:
-            _NUMBER_SIZES.clear()
-        kept = _NUMBER_SIZES[(id(backend), n)] = (backend, backend.asarray(np.array([n, words, size], dtype=np.int64)))
-    scratch = xp.empty(2 * words + chunks, dtype=np.int64)
-    number = xp.empty(n, dtype=np.int64)
-    state = (labels, scratch[:words], scratch[words:2 * words], scratch[2 * words:], number, kept[1])
-    lanes = 32 * chunks
+        if len(_NUMBER_SCRATCH) >= 16:
+            _NUMBER_SCRATCH.clear()
+        words = (n + 31) // 32
+        size = MIN_CHUNK_WORDS
+        while 2 * size * size < words:
+            size *= 2
+        chunks = (words + size - 1) // size
+        scratch = backend.xp.empty(2 * words + chunks, dtype=np.int64)
+        sizes = backend.asarray(np.array([n, words, size], dtype=np.int64))
+        kept = _NUMBER_SCRATCH[key] = (backend, (scratch[:words], scratch[words:2 * words],
+                                                              scratch[2 * words:]), sizes, words, 32 * chunks)
+    _, (bits, prefix, chunk), sizes, words, lanes = kept
+    if number is None:
+        number = backend.xp.empty(n, dtype=np.int64)
+    state = (labels, bits, prefix, chunk, number, sizes)
     return [(ROOT_WORDS, state, 32 * words), (CHUNK_SUMS, state, lanes), (CHUNK_PREFIX, state, lanes),
             (ROOT_NUMBER, state, n)], number
 

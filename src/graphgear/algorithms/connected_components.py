@@ -29,6 +29,7 @@ and sync do not change Afforest (recorded in the trace). The controllers (auto/s
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -48,8 +49,8 @@ from ..graph.build import index_dtype
 from ..graph.graph import Graph
 from ..program import VertexProgram, nothing_to_check, programs_on_device, run_program
 from ..results import ComponentsResult, Deferred
-from ._common import (APPLY_SMALLER, CHUNK_PREFIX, CHUNK_SUMS, NUMBER_DTYPES, ROOT_NUMBER, ROOT_WORDS, check_choice,
-                      numbered_components, numbering_steps, run_on_host_once)
+from ._common import (APPLY_SMALLER, CHUNK_PREFIX, CHUNK_SUMS, NUMBER_DTYPES, NUMBERING_STEPS, ROOT_NUMBER, ROOT_WORDS,
+                      check_choice, numbered_components, numbering_steps, run_on_host_once)
 from .multistep import multistep_labels
 
 __all__ = ["connected_components", "afforest", "label_propagation", "serial_link", "symmetrised", "METHODS",
@@ -127,8 +128,14 @@ def _link_sampled(u, state):  # pragma: no cover - numba
 
 
 @functor
-def _init_comp(v, state):  # pragma: no cover - numba
-    state[4][v] = v  # every vertex its own tree
+def _start(v, state):  # pragma: no cover - numba
+    # Afforest's first step: every vertex its own tree, and the call's final-phase row set from the graph's initial row
+    # (its first PARAMS words; the last word is the vertex count, as v runs over max(n, PARAMS))
+    comp, params, initial = state
+    if v < initial[PARAMS]:
+        comp[v] = v
+    if v < PARAMS:
+        params[v] = initial[v]
 
 
 @functor
@@ -271,7 +278,10 @@ LINK_SAMPLED = Functor(
     _HOOK_CUDA + "const long long k = offsets[v] + params[0];\nif (k < offsets[v + 1]) hook(v, indices[k]);",
     state=AFFOREST_STATE,
 )
-INIT_COMP = Functor("afforest_init", _init_comp, "comp[v] = v;", state=AFFOREST_STATE)
+START_STATE = ("comp", "params", "initial")
+START = Functor("afforest_start", _start,
+                f"if (v < initial[{PARAMS}]) comp[v] = v;\nif (v < {PARAMS}) params[v] = initial[v];",
+                state=START_STATE)
 COMPRESS = Functor("afforest_compress", _compress, "while (comp[v] != comp[comp[v]]) comp[v] = comp[comp[v]];",
                    state=AFFOREST_STATE)
 LINK_REMAINING = Functor(
@@ -333,7 +343,7 @@ LABEL_PROPAGATION = VertexProgram(
 # state dtypes exactly as `afforest` passes them on the GPU (int32 vertex ids there).
 _AFFOREST_DTYPES = (np.int64, np.int32, np.int64, np.int32, np.int32, np.int64)
 CUDA_FUNCTORS = [
-    (INIT_COMP, "vertex", _AFFOREST_DTYPES, ()),
+    (START, "vertex", (np.int32, np.int64, np.int64), ()),
     (LINK_SAMPLED, "vertex", _AFFOREST_DTYPES, ()),
     (COMPRESS, "vertex", _AFFOREST_DTYPES, ()),
     (LINK_REMAINING, "vertex", _AFFOREST_DTYPES, ()),
@@ -364,17 +374,6 @@ def symmetrised(graph: Graph) -> Graph:
     return cached
 
 
-_PICKS: dict = {}
-
-
-def _sample_picks(be: Any, n: int) -> Any:
-    """GAP's NUM_SAMPLES random vertices for SampleFrequentElement, on the backend once per backend and graph size."""
-    key = (be.name, n)
-    if key not in _PICKS:
-        _PICKS[key] = be.asarray(np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES))
-    return _PICKS[key]
-
-
 # ---------------------------------------------------------------------------------------------------------- Afforest
 
 
@@ -390,19 +389,55 @@ def _afforest_strategy(strategy: Any, graph: Graph) -> tuple[Strategy, str, str]
 
 
 _SAMPLED_EDGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_PARAMS_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_WORKSPACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _params_rows(be: Any, graph: Graph) -> Any:
-    """Afforest's parameter rows as a run starts them, one per phase (r, directed, then zeros), on the backend once per
-    graph and backend (each run copies them there: no copy from the host per run)."""
-    per_graph = _PARAMS_ROWS.setdefault(graph, {})
-    if be.name not in per_graph:
-        rows = np.zeros((NEIGHBOR_ROUNDS + 1, PARAMS), dtype=np.int64)
-        rows[:, 0] = np.arange(NEIGHBOR_ROUNDS + 1)  # r: the sampled neighbour, then the first unsampled one
+class _Workspace:
+    """What every Afforest run on one graph and backend reuses, made at the first run: the graph's arrays, the sampling
+    rounds' parameter rows (r, directed: read only) and the final phase's initial row (its row as a run starts it,
+    then the vertex count, for START), GAP's NUM_SAMPLES random picks and their roots' scratch, and for numbered runs
+    the comp array, whose state tuples are made here once. A numbered run's comp does not outlive it (its numbers are
+    the run's own array), and one thread's runs follow each other, so they share it (a workspace per host thread). A
+    call then allocates only its final-phase row (the trace reads it later), its numbers and its step stamps, and
+    the default run (numbered, topology-driven) launches a plan made once (`step_plan`): each CuPy allocation, view
+    or copy, and each launch argument packed, costs the host microseconds while the GPU waits
+    (docs/performance.md#host-time-of-a-call)."""
+
+    def __init__(self, be: Any, graph: Graph) -> None:
+        G = be.graph(graph)
+        xp, n = be.xp, graph.num_vertices
+        t_offsets, t_indices, _ = G.csc() if graph.directed else (G.offsets, G.indices, None)
+        self.arrays = (G.offsets, G.indices, t_offsets, t_indices)
+        self.index_dtype = G.indices.dtype
+        rows = np.zeros((NEIGHBOR_ROUNDS, PARAMS), dtype=np.int64)
+        rows[:, 0] = np.arange(NEIGHBOR_ROUNDS)  # r: the sampled neighbour
         rows[:, 1] = int(graph.directed)
-        per_graph[be.name] = be.asarray(rows)
-    return per_graph[be.name]
+        initial = np.zeros(PARAMS + 1, dtype=np.int64)
+        initial[:3] = NEIGHBOR_ROUNDS, int(graph.directed), 0  # the first unsampled neighbour; the key, counts 0
+        initial[PARAMS] = n
+        rows_on = be.asarray(rows)
+        self.rows = [rows_on[r] for r in range(NEIGHBOR_ROUNDS)]
+        self.initial = be.asarray(initial)
+        self.picks = be.asarray(np.random.default_rng(SAMPLE_SEED).integers(0, n, NUM_SAMPLES))
+        self.roots = xp.empty(NUM_SAMPLES, dtype=self.index_dtype)
+        self.comp = xp.empty(n, dtype=self.index_dtype)
+        self.sampling = self.rounds(self.comp)
+        self.plan: Any = None  # the numbered topology run's StepPlan, made at its first run (final, number per run)
+
+    def rounds(self, comp: Any) -> list[tuple]:
+        """The sampling rounds' states over `comp`."""
+        return [self.arrays + (comp, row) for row in self.rows]
+
+
+def _workspace(be: Any, graph: Graph) -> _Workspace:
+    """The graph's workspace on `be` for this host thread (threads' runs may interleave; one thread's follow each
+    other)."""
+    per_graph = _WORKSPACES.setdefault(graph, {})
+    key = (be.name, threading.get_ident())
+    ws = per_graph.get(key)
+    if ws is None:
+        ws = per_graph[key] = _Workspace(be, graph)
+    return ws
 
 
 def _sampled_edges(graph: Graph) -> list[int]:
@@ -411,6 +446,26 @@ def _sampled_edges(graph: Graph) -> list[int]:
         degree = graph.out_degree()
         _SAMPLED_EDGES[graph] = [int(np.count_nonzero(degree > r)) for r in range(NEIGHBOR_ROUNDS)]
     return _SAMPLED_EDGES[graph]
+
+
+def _sampling_steps(ws: _Workspace, comp: Any, final: Any) -> tuple[list, tuple]:
+    """(steps, final state): Afforest's start (every vertex its own tree, the call's final row set) and sampling
+    rounds (link the r-th neighbour of every vertex, then compress), then SampleFrequentElement's pick of the giant
+    component into `final`; and the final phase's state over comp and final."""
+    n = int(comp.size)
+    sampling = ws.sampling if comp is ws.comp else ws.rounds(comp)
+    steps = [(START, (comp, final, ws.initial), max(n, PARAMS))]
+    for r in range(NEIGHBOR_ROUNDS):
+        steps += [(LINK_SAMPLED, sampling[r], n), (COMPRESS, sampling[r], n)]
+    sample = (ws.picks, comp, ws.roots, final)
+    steps += [(SAMPLE_ROOTS, sample, NUM_SAMPLES), (SAMPLE_FREQUENT, sample, NUM_SAMPLES)]
+    return steps, ws.arrays + (comp, final)
+
+
+def _final_steps(state: tuple, n: int) -> list:
+    """GAP's final phase as whole-set steps: every vertex outside the giant component links its remaining arcs,
+    then every vertex points at its root."""
+    return [(LINK_REMAINING, state, n), (COMPRESS, state, n)]
 
 
 def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto",
@@ -424,7 +479,6 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto",
     final link reads it, and the final link counts the arcs it links there too; the trace reads them, and the steps'
     times, when it is first read."""
     be = get_backend(backend)
-    G = be.graph(graph)
     xp = be.xp
     n = graph.num_vertices
     base, controller_name, reason = _afforest_strategy(strategy, graph)
@@ -432,44 +486,47 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto",
     topology = base.with_(drive="topology", frontier="bitmap", dedup="none")
     if n == 0:
         return xp.zeros(0, dtype=np.int64), trace, nothing_to_check
-    directed = bool(graph.directed)
-    t_offsets, t_indices, _ = G.csc() if directed else (G.offsets, G.indices, None)
-    comp = xp.empty(n, dtype=G.indices.dtype)
-    params = _params_rows(be, graph).copy()  # a copy on the device: the trace reads this call's rows later
-    state = [(G.offsets, G.indices, t_offsets, t_indices, comp, params[r]) for r in range(NEIGHBOR_ROUNDS + 1)]
-    final = params[NEIGHBOR_ROUNDS]
-
-    # every vertex its own tree; sampling: link the r-th neighbour of every vertex, then compress; the giant component
-    steps = [(INIT_COMP, state[0], n)]
-    for r in range(NEIGHBOR_ROUNDS):
-        steps += [(LINK_SAMPLED, state[r], n), (COMPRESS, state[r], n)]
-    sample = (_sample_picks(be, n), comp, xp.empty(NUM_SAMPLES, dtype=comp.dtype), final)
-    steps += [(SAMPLE_ROOTS, sample, NUM_SAMPLES), (SAMPLE_FREQUENT, sample, NUM_SAMPLES)]
-    numbering, number = numbering_steps(be, comp) if numbered else ([], comp)
+    ws = _workspace(be, graph)
+    final = xp.empty(PARAMS, dtype=np.int64)  # this call's final-phase row, set by START: the trace reads it later
     filtered = ""
-    if base.drive == "data":  # the vertices outside the giant component filtered into a queue first
-        sampled = be.run_steps(steps)
-        link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
-        timeline = be.timeline()
-        timeline.mark()
-        frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state[-1])
-        be.for_each_vertex(frontier, LINK_REMAINING, state[-1], num_vertices=n)
-        timeline.mark()
-        be.for_each_vertex(None, COMPRESS, state[-1], num_vertices=n)
-        timeline.mark()
-        runs = (sampled, timeline) + ((be.run_steps(numbering),) if numbered else ())
-        checks = (sampled.check, runs[-1].check)
-        linked, filtered = frontier.size, " (filtered queue)"
-    else:  # GAP's topology loop: every vertex, those of the giant component return at once
-        runs = (be.run_steps(steps + [(LINK_REMAINING, state[-1], n), (COMPRESS, state[-1], n)] + numbering),)
+    if numbered and base.drive != "data":  # the default: one launch, planned at the workspace's first such run
+        number = xp.empty(n, dtype=np.int64)
+        if ws.plan is None:
+            steps, state = _sampling_steps(ws, ws.comp, final)
+            numbering, _ = numbering_steps(be, ws.comp, number)
+            ws.plan = be.step_plan(steps + _final_steps(state, n) + numbering, per_run=(final, number))
+        runs = (ws.plan.run(final, number),)
         checks = (runs[0].check,)
         link, linked = topology, n
+    else:
+        # a numbered run's comp is the workspace's; an unnumbered run returns comp, so it gets its own
+        comp = ws.comp if numbered else xp.empty(n, dtype=ws.index_dtype)
+        steps, state = _sampling_steps(ws, comp, final)
+        numbering, number = numbering_steps(be, comp) if numbered else ([], comp)
+        if base.drive == "data":  # the vertices outside the giant component filtered into a queue first
+            sampled = be.run_steps(steps)
+            link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
+            timeline = be.timeline()
+            timeline.mark()
+            frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
+            be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
+            timeline.mark()
+            be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
+            timeline.mark()
+            runs = (sampled, timeline) + ((be.run_steps(numbering),) if numbered else ())
+            checks = (sampled.check, runs[-1].check)
+            linked, filtered = frontier.size, " (filtered queue)"
+        else:  # GAP's topology loop: every vertex, those of the giant component return at once
+            runs = (be.run_steps(steps + _final_steps(state, n) + numbering),)
+            checks = (runs[0].check,)
+            link, linked = topology, n
+    numbering_count = NUMBERING_STEPS if numbered else 0
 
     def seconds() -> list[float]:
         """Per phase: each sampling round (the first with the initialisation), the final link (with the sampling of
         the giant component), the final compress (with the numbering)."""
         t = [x for run in runs for x in run.seconds()]
-        t, numbering_seconds = t[:len(t) - len(numbering)], sum(t[len(t) - len(numbering):])
+        t, numbering_seconds = t[:len(t) - numbering_count], sum(t[len(t) - numbering_count:])
         sample = [t[0] + t[1] + t[2]] + [t[1 + 2 * r] + t[2 + 2 * r] for r in range(1, NEIGHBOR_ROUNDS)]
         return sample + [t[-4] + t[-3] + t[-2], t[-1] + numbering_seconds]
 

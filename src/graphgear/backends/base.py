@@ -28,6 +28,10 @@ step after another (the GPU: one launch, a grid barrier between steps); an item 
 while a predicate of the state holds (a convergence rule decided where the data is: on the GPU inside the launch, no
 host read). It returns the run, whose `seconds()` gives each step's time as run (a repeated step once per round) and
 `check()` raises where the device run failed, both read when first asked.
+`step_plan(steps, per_run)` prepares such a sequence once for many runs whose states differ only in the arrays
+`per_run` names (a call's own result and scratch): its `run(*arrays)` is `run_steps` with those arrays replaced, in
+order. The generic `StepPlan` rebuilds the states per run; the GPU keeps its launch prepared (module, blocks, the
+packed argument) and patches the changed addresses, host time a call would otherwise spend while the GPU waits.
 `chained()` is a context in which one call's device launches run back to back, none read back before the next
 starts (the GPU's persistent launches; nothing to do where operators finish before they return).
 """
@@ -38,7 +42,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Backend", "Capabilities", "HostTimeline", "Repeat"]
+__all__ = ["Backend", "Capabilities", "HostTimeline", "PerRun", "Repeat", "StepPlan", "plan_states"]
 
 
 @dataclass
@@ -67,6 +71,58 @@ class Repeat:
     again: Any
     state: tuple
     rounds: int
+
+
+class PerRun:
+    """A per-run array's place in a planned state: the index of the array `StepPlan.run` is given."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def plan_states(steps: Any, per_run: tuple) -> tuple[list[tuple], list[Any]]:
+    """(states, shape): each distinct state of `steps` once (a state several steps share is the same tuple object),
+    its per-run arrays (by identity, from `per_run`) as PerRun(k); and the steps with each state as its index in
+    states ((functor, index, count), or a Repeat of such with its rule's state an index). The plan keeps no per-run
+    array, so a run's result is never held by the plan."""
+    slots = {id(a): k for k, a in enumerate(per_run)}
+    states: list[tuple] = []
+    index: dict[int, int] = {}
+
+    def state_index(state: tuple) -> int:
+        k = index.get(id(state))
+        if k is None:
+            k = index[id(state)] = len(states)
+            states.append(tuple(PerRun(slots[id(a)]) if id(a) in slots else a for a in state))
+        return k
+
+    shape = [Repeat(tuple((f, state_index(st), count) for f, st, count in item.body), item.again,
+                    state_index(item.state), item.rounds) if isinstance(item, Repeat)
+             else (item[0], state_index(item[1]), item[2]) for item in steps]
+    return states, shape
+
+
+class StepPlan:
+    """A `run_steps` sequence planned once and run many times, the arrays named `per_run` at planning replaced by
+    `run`'s (the module notes). This generic plan rebuilds the states and steps per run and hands them to the
+    backend's run_steps; the GPU's keeps its launch prepared (backends/cuda/steps.py)."""
+
+    def __init__(self, backend: Any, steps: Any, per_run: tuple) -> None:
+        self._backend = backend
+        self._states, self._shape = plan_states(steps, per_run)
+        self._count = len(per_run)
+
+    def run(self, *arrays: Any) -> Any:
+        """The steps run with `arrays` in the per-run arrays' places; returns run_steps' run."""
+        if len(arrays) != self._count:
+            raise TypeError(f"this plan takes {self._count} per-run arrays, got {len(arrays)}")
+        states = [tuple(arrays[a.k] if isinstance(a, PerRun) else a for a in state) for state in self._states]
+        steps = [Repeat(tuple((f, states[k], count) for f, k, count in item.body), item.again, states[item.state],
+                        item.rounds) if isinstance(item, Repeat) else (item[0], states[item[1]], item[2])
+                 for item in self._shape]
+        return self._backend.run_steps(steps)
 
 
 @dataclass
@@ -114,6 +170,8 @@ class Backend(Protocol):
     def for_each_vertex(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
 
     def run_steps(self, steps: Any) -> Any: ...
+
+    def step_plan(self, steps: Any, per_run: tuple) -> Any: ...
 
     def vertex_reduce(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
 

@@ -19,7 +19,7 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import cpu_function
-from ..base import Capabilities, HostTimeline, Repeat
+from ..base import Capabilities, HostTimeline, Repeat, StepPlan
 from . import operators as ops
 from . import programs as prog
 
@@ -203,6 +203,10 @@ class CpuBackend:
                 if isinstance(item, Repeat) and not self._ask(item.again, r, item.state):
                     break
         return timeline
+
+    def step_plan(self, steps: Any, per_run: tuple) -> StepPlan:
+        """`run_steps` planned for many runs (base.StepPlan: nothing to prepare on the CPU but the states)."""
+        return StepPlan(self, steps, per_run)
 
     @staticmethod
     def _ask(predicate: Any, r: int, state: tuple) -> bool:
