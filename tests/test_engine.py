@@ -234,6 +234,34 @@ def test_algorithm_1_inspects_then_predicts():
     assert d.strategy.path == "async-push-dd" and "predicted" in d.reason
 
 
+def test_host_rounds_are_timed_on_the_backends_timeline(monkeypatch):
+    """The host loop times each round on the backend's timeline (on the GPU: CUDA events, the round as it ran on
+    the device, not the host's time to queue it), and Algorithm 1 compares those times: here a timeline that says
+    each round took 1, 2, 3, ... ms, which the trace rows and the controller's normalised times show."""
+    from graphgear.algorithms.connected_components import LABEL_PROPAGATION
+
+    be = get_backend("cpu")
+    ticks = iter(range(1, 1000))
+
+    class Timeline:
+        def mark(self):
+            pass
+
+        def seconds(self):
+            return [next(ticks) * 1e-3]
+
+    monkeypatch.setattr(be, "timeline", lambda: Timeline(), raising=False)
+    g = gg.load("grid:6:6")
+    controller = IterativeController(Strategy())
+    run = gg.run_program(LABEL_PROPAGATION, g, np.full(36, np.inf), np.arange(36, dtype=np.float64), None,
+                         backend=be, strategy=controller)
+    rows = run.trace.rows
+    assert len(rows) >= 3 and [r.seconds for r in rows] == [k * 1e-3 for k in range(1, len(rows) + 1)]
+    work = [IterativeController._work(s, info(k, 36, rows[k].frontier_edges, n=36, m=g.num_arcs))
+            for k, s in enumerate(controller.candidates)]
+    assert controller.normalised == pytest.approx([(k + 1) * 1e-3 / w for k, w in enumerate(work)])
+
+
 def test_make_controller_forms():
     g = gg.load("grid:10:10")
     assert isinstance(make_controller("direction=pull", g, "traversal"), FixedController)

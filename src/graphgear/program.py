@@ -23,7 +23,6 @@ re-reads messages.
 from __future__ import annotations
 
 import numbers
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -159,13 +158,18 @@ def run_program(
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         decision = controller.choose(info)
-        start = time.perf_counter()
+        # the round timed on the backend's timeline: on the GPU CUDA events around its launches, so a round whose
+        # launches return before the kernels end (a topology-driven pull reads nothing back) is timed as it ran on
+        # the device, not as long as the host took to queue it (SEP-Graph's Algorithm 1 compares these times)
+        timeline = be.timeline()
+        timeline.mark()
         next_worklist, edges = be.program_round(G, state, worklist, decision.strategy)
         if after_round is not None:
             extra = after_round(be, state)
             if extra is not None and extra.size:  # vertices the hook made active join the next worklist
                 next_worklist = Frontier.from_mask(next_worklist.to_dense().mask | extra.to_dense().mask)
-        seconds = time.perf_counter() - start
+        timeline.mark()
+        seconds = timeline.seconds()[0]
         controller.observe(decision, info, seconds)
         trace.add(strategy=str(decision.strategy), path=decision.strategy.path, frontier_vertices=info.frontier_vertices,
                   frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
