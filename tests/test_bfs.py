@@ -222,3 +222,30 @@ def test_depth_limit_on_the_gpu(spec):
         dist, pred = r.distances, r.predecessors
         v = np.flatnonzero(dist > 0)
         assert np.all(pred[dist <= 0] == -1) and np.all(dist[pred[v]] == dist[v] - 1)
+
+
+def test_device_overrides_name_every_field_the_persistent_kernel_runs_otherwise():
+    """The trace's note for a persistent launch names each field of the strategy it does not run as asked (sync,
+    an edge queue, duplicate removal) and nothing when there is none (issue 24, point 4)."""
+    from graphgear.engine.controller import configuration_table
+    from graphgear.engine.strategy import Strategy
+    from graphgear.program import device_overrides
+
+    table, _ = configuration_table(gg.load("kron:12").degree_stats(), "kron:12")
+    assert table.sync == "sync" and table.dedup != "none"  # the table's "multiple kernel calls" and its dedup
+    note = device_overrides(table)
+    assert "sync (a launch per round) as async" in note and f"dedup={table.dedup} left out" in note
+    assert "edge_queue" in device_overrides(Strategy(frontier="edge_queue"))
+    assert device_overrides(Strategy(sync="async")) == ""
+
+
+@pytest.mark.gpu
+def test_auto_on_the_gpu_says_where_it_overrides_the_configuration_table():
+    """BFS under auto on a power-law graph: the configuration table asks for multiple kernel calls and duplicate
+    removal; the persistent kernel runs every round in one launch with exact queues, and the first row says so."""
+    g = gg.load("kron:12")
+    r = gg.bfs(g, int(np.argmax(g.out_degree())), backend="cuda")
+    first = r.trace.rows[0].reason
+    assert "decided on the device" in first and "the device overrides sync (a launch per round) as async" in first
+    assert "left out: the persistent kernel's queues are exact" in first
+    assert all("overrides" not in row.reason for row in r.trace.rows[1:])

@@ -31,7 +31,7 @@ import numpy as np
 
 from .backends import get_backend
 from .engine.controller import CONTROLLERS, IterationInfo, TraversalController, check_strategy, make_controller
-from .engine.strategy import require_monotone
+from .engine.strategy import Strategy, require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
 from .frontier import Frontier, one_vertex
@@ -298,10 +298,25 @@ def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | N
             edges = worklist.out_edges(G.out_degree)
         trace.add(strategy=str(s), path=s.path, frontier_vertices=vertices, frontier_edges=edges,
                   edges_processed=run.edges_processed(graph.num_arcs), seconds=float(run.seconds().sum()),
-                  decision=decision.decision, reason=decision.reason, phase=phase)
+                  decision=decision.decision, reason=decision.reason + device_overrides(s), phase=phase)
 
     trace.defer(fill, lambda: float(pending.result().seconds().sum()))
     return Frontier.empty(graph.num_vertices, be.xp), 0, pending.result
+
+
+def device_overrides(strategy: Strategy) -> str:
+    """What a persistent launch runs otherwise than `strategy` asks (under "auto" the configuration table's fields):
+    the note the trace's first device row ends with, so that a reader sees where the table was overridden and why
+    (issue 24, point 4); "" when nothing is."""
+    notes = []
+    if strategy.sync == "sync":
+        notes.append("sync (a launch per round) as async: every round in one persistent launch, a grid barrier "
+                     "between rounds, as the device decides each round")
+    if strategy.frontier == "edge_queue":
+        notes.append("frontier=edge_queue as a vertex queue: the persistent kernel's worklist")
+    if strategy.dedup != "none":
+        notes.append(f"dedup={strategy.dedup} left out: the persistent kernel's queues are exact (claim bits)")
+    return "; the device overrides " + "; ".join(notes) if notes else ""
 
 
 def _replay(run: Any, controller: Any, trace: Trace, graph: Any, phase: str) -> None:
@@ -320,4 +335,5 @@ def _replay(run: Any, controller: Any, trace: Trace, graph: Any, phase: str) -> 
         trace.add(strategy=str(strategy), path=strategy.path, frontier_vertices=info.frontier_vertices,
                   frontier_edges=info.frontier_edges, edges_processed=graph.num_arcs if pull else info.frontier_edges,
                   seconds=float(seconds[r]), decision=decision.decision,
-                  reason=decision.reason + " (decided on the device, persistent kernel)", phase=phase)
+                  reason=decision.reason + " (decided on the device, persistent kernel)"
+                  + (device_overrides(decision.strategy) if r == 0 else ""), phase=phase)
