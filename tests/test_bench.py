@@ -89,3 +89,14 @@ def test_tree_depths_are_bfs_distances():
         order, pred = csgraph.breadth_first_order(m, s, directed=g.directed, return_predecessors=True)
         expected = csgraph.shortest_path(m, indices=s, unweighted=True, directed=g.directed)
         np.testing.assert_array_equal(tree_depths(order, pred), expected)
+
+
+@pytest.mark.gpu
+def test_the_gpu_ablation_times_every_technique_the_table_and_auto():
+    """`graphgear bench --suite gpu`'s ablation: a column per technique and synchronisation, then the configuration
+    table's strategy fixed for the run and auto (issue 24, point 4), each a positive time."""
+    from graphgear.bench import gpu
+
+    (row,) = gpu.ablation(["kron:10"], repeat=1, progress=lambda message: None)
+    columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "auto"]
+    assert all(row[c] > 0 for c in columns)

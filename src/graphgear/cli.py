@@ -716,11 +716,11 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         t = Table(title=f"BFS by load-balancing technique, push only, ms (median of {ablation_repeat}; sync: a launch "
                         "per level, async: one persistent kernel)")
         t.add_column("graph")
-        for c in columns + ["auto"]:
+        for c in columns + ["table", "auto"]:
             t.add_column(c.replace("vertex_group-", "vg"), justify="right")
         for row in ablation:
             label = row["graph"] if "/" not in row["graph"] else Path(row["graph"]).name
-            t.add_row(label, *[f"{row[c]:,.2f}" for c in columns + ["auto"]])
+            t.add_row(label, *[f"{row[c]:,.2f}" for c in columns + ["table", "auto"]])
         console.print(t)
         report["ablation"] = ablation
         report["ablation_repeat"] = ablation_repeat
