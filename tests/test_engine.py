@@ -541,3 +541,40 @@ def test_run_steps_repeats_its_body_while_the_rule_holds(backend, limit, rounds,
     assert len(run.seconds()) == steps and all(t >= 0 for t in run.seconds())
     counter, log = be.to_host(state[0]), be.to_host(state[1])
     assert counter[0] == steps and log[1:steps + 1].tolist() == [10 * i for i in range(1, steps + 1)]
+
+
+def test_a_learned_depth_makes_a_graph_high_diameter_where_the_async_pass_is_parallel():
+    """Auto takes a graph as high-diameter once a device traversal of it ran DEEP_LEVELS levels or more and its
+    degrees are even (rgg: |E|/|V| about 9, yet 100+ levels): one async push-dd pass, the reason in the trace. Not
+    before, not for a graph with hubs, not on a backend whose async pass is one FIFO worklist on one thread."""
+    from graphgear.engine.controller import DEEP_LEVELS, learned_depth, note_depth
+
+    g = gg.load("rgg:12")
+    assert g.num_arcs / g.num_vertices > 5  # SEP-Graph's delta test does not find it
+    assert not make_controller("auto", g, "traversal").sparse
+    note_depth(g, DEEP_LEVELS - 1)
+    assert learned_depth(g) == "" and not make_controller("auto", g, "traversal").sparse
+    note_depth(g, DEEP_LEVELS + 20)
+    note_depth(g, 3)  # the deepest is kept
+    c = make_controller("auto", g, "traversal")
+    d = c.choose(info(0, 1, 10, n=g.num_vertices, m=g.num_arcs))
+    assert c.sparse and d.strategy.path == "async-push-dd"
+    assert f"ran {DEEP_LEVELS + 20:,} levels" in d.reason and "one async push-dd pass" in d.reason
+    assert not make_controller("auto", g, "traversal", async_order="fifo").sparse
+    hubs = gg.load("kron:10")
+    note_depth(hubs, 10 * DEEP_LEVELS)
+    assert learned_depth(hubs) == "" and not make_controller("auto", hubs, "traversal").sparse
+
+
+@pytest.mark.gpu
+def test_bfs_on_the_gpu_learns_a_deep_graph_from_its_first_traversal():
+    """rgg:14 (|E|/|V| 9, 114 levels): the first BFS runs level by level (SEP-Graph's delta test misses it), records
+    its levels when its distances are read, and the next runs one async pass, with the same distances."""
+    g = gg.load("rgg:14")
+    source = int(np.argmax(g.out_degree()))
+    first = gg.bfs(g, source, backend="cuda")
+    expected = first.distances
+    assert len(first.trace) > 100
+    second = gg.bfs(g, source, backend="cuda")
+    np.testing.assert_array_equal(second.distances, expected)
+    assert len(second.trace) == 1 and "an earlier traversal of this graph ran" in second.trace.rows[0].reason

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from .backends import get_backend
-from .engine.controller import CONTROLLERS, IterationInfo, TraversalController, check_strategy, make_controller
+from .engine.controller import (CONTROLLERS, IterationInfo, TraversalController, check_strategy, make_controller,
+                                note_depth)
 from .engine.strategy import Strategy, require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
@@ -134,6 +135,7 @@ def run_program(
         raise GraphError(f"params must be numbers, got {shown(params)}") from None
     state = be.program_state(G, program, values, buffers, host_params, copy=copy, source=source)
     controller = make_controller(strategy, graph, _controller_kind(program, be, strategy, after_round),
+                                 async_order=be.capabilities.async_order,
                                  monotone=program.monotone)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
@@ -267,8 +269,15 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
         pending = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
         trace.defer(lambda: _replay(pending.result(), controller, trace, graph, phase),
                     lambda: float(pending.result().seconds().sum()))
-        return Frontier.empty(n, be.xp), 0, pending.result
+
+        def check() -> Any:  # the run read back (its results are being read): its levels are known now
+            run = pending.result()
+            note_depth(graph, run.rounds)
+            return run
+
+        return Frontier.empty(n, be.xp), 0, check
     run = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds)
+    note_depth(graph, run.rounds)
     if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first
         _replay(run, controller, trace, graph, phase)
     else:  # the traversal is done: the trace is replayed when first read

@@ -125,7 +125,8 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
     be = get_backend(backend)
     renumbering, _, note = device_layout(be, graph, layout, auto=be.capabilities.degree_layout)
     if renumbering is None and be.capabilities.async_order == "fifo":
-        controller = make_controller(strategy, graph, "traversal", monotone=True)
+        controller = make_controller(strategy, graph, "traversal", monotone=True,
+                                     async_order=be.capabilities.async_order)
         info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
         serial = fifo_pass(controller.choose(info), be.capabilities.async_order)
         if serial is not None:

@@ -20,6 +20,7 @@ auto      static + adaptive (the default): the table fixes the GPU fields, the a
 from __future__ import annotations
 
 import functools
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,9 @@ from .strategy import Strategy, parse_strategy
 __all__ = [
     "HIGH_DIAMETER_RATIO",
     "high_diameter",
+    "DEEP_LEVELS",
+    "note_depth",
+    "learned_depth",
     "check_strategy",
     "IterationInfo",
     "Decision",
@@ -69,6 +73,43 @@ LOCAL_HOPS = 32
 # ... but only on a graph without hubs: a sparse power-law graph has a small diameter, few rounds to save and much
 # label-correcting to waste (BFS on as-caida slows with every hop: docs/performance.md#block-local-hops)
 HOPS_MAX_DEGREE = 32
+
+
+# Learned depth: SEP-Graph's delta test misses a high-diameter graph of higher average degree (a random geometric
+# graph: |E|/|V| 14, some 900 BFS levels), where Algorithm 2 never switches and each of the hundreds of levels pays a
+# grid barrier: BFS on rgg:21 took 15.5 ms level by level against 9.9 as one async pass (an H200, graphgear bench
+# --suite adaptive; docs/performance.md#learned-depth). The device's level-synchronous traversals record the levels
+# they ran per graph (`note_depth`, program.py), and auto treats a graph that took at least DEEP_LEVELS levels, and
+# has no hubs (Gini below DEEP_MAX_GINI: an async pass over hubs re-relaxes much), as high-diameter from then on on
+# such a backend (make_controller), saying so in the trace. A low-diameter graph runs some log2(V) levels.
+DEEP_LEVELS = 100
+DEEP_MAX_GINI = 0.3
+_DEPTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def note_depth(graph: Any, levels: int) -> None:
+    """Record that a level-synchronous traversal of `graph` ran `levels` levels (the deepest is kept)."""
+    try:
+        if levels > _DEPTHS.get(graph, 0):
+            _DEPTHS[graph] = int(levels)
+    except TypeError:  # pragma: no cover - a graph object that cannot be weakly referenced is not remembered
+        pass
+
+
+def learned_depth(graph: Any) -> str:
+    """Why `graph` counts as high-diameter from an earlier traversal (DEEP_LEVELS levels or more, no hubs), or "" when
+    it does not."""
+    try:
+        levels = _DEPTHS.get(graph, 0)
+    except TypeError:  # pragma: no cover
+        return ""
+    if levels < DEEP_LEVELS:
+        return ""
+    gini = graph.degree_stats()["gini"]
+    if gini >= DEEP_MAX_GINI:
+        return ""
+    return (f"an earlier traversal of this graph ran {levels:,} levels (>= {DEEP_LEVELS}) and its degrees are even "
+            f"(Gini {gini:.2f} < {DEEP_MAX_GINI})")
 
 
 def hop_friendly(graph: Any) -> bool:
@@ -228,14 +269,16 @@ class TraversalController(Controller):
     name = "adaptive"
 
     def __init__(self, base: Strategy, num_vertices: int, num_edges: int, *, alpha: float = ALPHA, beta: float = BETA,
-                 gamma: float = GAMMA, delta: float = DELTA, prefix: str = "", hops: int = 1) -> None:
+                 gamma: float = GAMMA, delta: float = DELTA, prefix: str = "", hops: int = 1, deep: str = "") -> None:
         self.base = base.with_(direction="push", drive="data", sync="sync", hops=1)
         self.alpha, self.beta, self.gamma, self.delta = alpha, beta, gamma, delta
         self.unexplored = gamma * num_edges  # E'
         self.policy = "push"
         self.previous_active = 0  # |A| of the previous pull round
         self.prefix = prefix
-        self.sparse = num_vertices > 0 and num_edges / num_vertices < delta
+        # high-diameter: SEP-Graph's delta test, or `deep` (learned_depth's reason: an earlier traversal was deep)
+        self.deep = "" if num_vertices > 0 and num_edges / num_vertices < delta else deep
+        self.sparse = num_vertices > 0 and (num_edges / num_vertices < delta or bool(deep))
         # the sparse graph's one async pass, `hops` levels per grid barrier (a monotone program on a hop-friendly graph)
         self.sparse_pass = label_correcting(self.base, hops) if hops > 1 else self.base.with_(sync="async")
 
@@ -257,8 +300,9 @@ class TraversalController(Controller):
     def choose(self, info: IterationInfo) -> Decision:
         if self.sparse:
             ratio = info.num_edges / max(info.num_vertices, 1)
-            return Decision(self.sparse_pass, "push", f"{self.prefix}|E|/|V| = {ratio:.2f} < delta {self.delta:g}: "
-                            f"one async push-dd pass{_hops_note(self.sparse_pass)}")
+            why = self.deep or f"|E|/|V| = {ratio:.2f} < delta {self.delta:g}"
+            return Decision(self.sparse_pass, "push", f"{self.prefix}{why}: one async push-dd pass"
+                            f"{_hops_note(self.sparse_pass)}")
         if info.iteration == 0:
             return Decision(self.base, "push", f"{self.prefix}start with push: {info.frontier_vertices:,} active")
         out_a = info.frontier_edges
@@ -350,10 +394,14 @@ class IterativeController(Controller):
 # ------------------------------------------------------------------------------------------ factory
 
 
-def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False) -> Controller:
+def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False,
+                    async_order: str = "levels") -> Controller:
     """The controller for ``strategy`` ("auto", "static", "adaptive", a Strategy or its string form) for an
     algorithm of `kind` "traversal" or "iterative"; `monotone` (a VertexProgram's) lets a traversal on a
-    hop-friendly graph run label-correcting, LOCAL_HOPS levels per grid barrier (Strategy.hops)."""
+    hop-friendly graph run label-correcting, LOCAL_HOPS levels per grid barrier (Strategy.hops). A traversal takes
+    a learned depth (learned_depth) as high-diameter only on a backend whose async pass runs level by level in
+    parallel (`async_order` "levels": the GPU); where it is one FIFO worklist on one thread (the CPU) a deep graph
+    of this kind ran slower so (rgg:18: 50 ms level by level, 67 ms in the FIFO pass, this VM's 2 cores)."""
     if isinstance(strategy, Controller):
         return strategy
     if isinstance(strategy, Strategy):
@@ -373,7 +421,8 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
         prefix = ""
     if kind == "traversal":
         hops = LOCAL_HOPS if monotone and hop_friendly(graph) else 1
-        controller: Controller = TraversalController(base, graph.num_vertices, graph.num_arcs, prefix=prefix, hops=hops)
+        controller: Controller = TraversalController(base, graph.num_vertices, graph.num_arcs, prefix=prefix, hops=hops,
+                                                     deep=learned_depth(graph) if async_order == "levels" else "")
     else:
         controller = IterativeController(base, prefix=prefix)
     controller.name = strategy
