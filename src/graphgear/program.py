@@ -269,13 +269,9 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
         pending = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
         trace.defer(lambda: _replay(pending.result(), controller, trace, graph, phase),
                     lambda: float(pending.result().seconds().sum()))
-
-        def check() -> Any:  # the run read back (its results are being read): its levels are known now
-            run = pending.result()
-            note_depth(graph, run.rounds)
-            return run
-
-        return Frontier.empty(n, be.xp), 0, check
+        # its levels, once it is read back (its results, its trace or the next launch settling it)
+        pending.when_read(lambda run: note_depth(graph, run.rounds))
+        return Frontier.empty(n, be.xp), 0, pending.result
     run = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds)
     note_depth(graph, run.rounds)
     if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first

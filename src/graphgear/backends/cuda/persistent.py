@@ -138,6 +138,15 @@ class PendingRun:
         self._before = before  # the detached launch this one ran behind (chained), read first
         self._run: PersistentRun | None = None
         self._error: BackendError | None = None
+        self._when_read: list[Any] = []
+
+    def when_read(self, callback: Any) -> None:
+        """Call `callback(run)` once the launch is read back, by whoever reads it first (its results, its trace or
+        the next launch's settle): at once if it has been."""
+        if self._run is not None:
+            callback(self._run)
+        elif self._read is not None or self._before is not None:
+            self._when_read.append(callback)
 
     def detach(self) -> None:
         """Before the buffers are reused: read from a device snapshot of them later (no wait now); a launch
@@ -162,6 +171,10 @@ class PendingRun:
                 self._run = read()
             except BackendError as error:
                 self._error = error
+            callbacks, self._when_read = self._when_read, []
+            if self._run is not None:
+                for callback in callbacks:
+                    callback(self._run)
 
     def result(self) -> PersistentRun:
         """The launch's PersistentRun; raises the launch's error (a grid barrier that timed out)."""
