@@ -222,16 +222,17 @@ ROOT_NUMBER = Functor(
 )
 NUMBER_DTYPES = (np.int64, np.int64, np.int64, np.int64, np.int64)  # bits, prefix, chunk, number, sizes
 # (id of the backend, n, thread) -> (backend, the scratch's three parts, the sizes on the backend, words, lanes)
-_NUMBER_SCRATCH: dict[tuple[int, int], tuple] = {}
+_NUMBER_SCRATCH: dict[tuple[int, int, int], tuple] = {}
 
 
 def numbering_steps(backend: Any, labels: Any, number: Any = None) -> tuple[list[tuple[Any, tuple, int]], Any]:
     """(steps, number): the `run_steps` steps that number each vertex's component by its root (every label its
     component's smallest vertex; see the notes above), and the int64 array they fill. The steps may follow others in
-    one run (Afforest's). A call allocates only its result (unless given `number`): the scratch (the words' bits, their prefix, the chunks'
-    counts) and the sizes, which the steps only read, are kept on the backend per vertex count and host thread (one
-    thread's runs follow each other, and no run's result is in the scratch), so a call makes no other allocation,
-    view or copy, each host time while the GPU waits (docs/performance.md#host-time-of-a-call)."""
+    one run (Afforest's). A call allocates only its result (unless given `number`): the scratch (the words' bits,
+    their prefix, the chunks' counts) and the sizes, which the steps only read, are kept on the backend per vertex
+    count and host thread (one thread's runs follow each other, and no run's result is in the scratch), so a call
+    makes no other allocation, view or copy, each host time while the GPU waits
+    (docs/performance.md#host-time-of-a-call)."""
     n = int(labels.size)
     key = (id(backend), n, threading.get_ident())
     kept = _NUMBER_SCRATCH.get(key)
@@ -245,8 +246,8 @@ def numbering_steps(backend: Any, labels: Any, number: Any = None) -> tuple[list
         chunks = (words + size - 1) // size
         scratch = backend.xp.empty(2 * words + chunks, dtype=np.int64)
         sizes = backend.asarray(np.array([n, words, size], dtype=np.int64))
-        kept = _NUMBER_SCRATCH[key] = (backend, (scratch[:words], scratch[words:2 * words],
-                                                              scratch[2 * words:]), sizes, words, 32 * chunks)
+        parts = (scratch[:words], scratch[words:2 * words], scratch[2 * words:])
+        kept = _NUMBER_SCRATCH[key] = (backend, parts, sizes, words, 32 * chunks)
     _, (bits, prefix, chunk), sizes, words, lanes = kept
     if number is None:
         number = backend.xp.empty(n, dtype=np.int64)
