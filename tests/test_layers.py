@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import graphgear as gg
 from conftest import BACKENDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "graphgear"
@@ -178,3 +179,31 @@ def test_a_step_plan_runs_as_run_steps_with_its_per_run_arrays_replaced(backend)
         np.testing.assert_array_equal(be.to_host(final), be.to_host(initial)[:cc.PARAMS])
     with pytest.raises(TypeError, match="2 per-run arrays"):
         plan.run(comp)
+
+
+def test_a_step_plan_replaces_per_run_arrays_inside_a_repeat_and_its_rule():
+    """The generic plan (the CPU's) puts a run's arrays into a Repeat's body and its rule's state too: the body
+    writes this run's comp and row, and the rule reads them (vertex 0 is the row's giant root, so the loop stops
+    after one of its 2 rounds; the planning's arrays would have run both)."""
+    from graphgear.algorithms import connected_components as cc
+    from graphgear.backends import get_backend
+    from graphgear.backends.base import Repeat
+
+    be = get_backend("cpu")
+    n = 12
+    g = gg.load("grid:3:4")
+    initial = np.zeros(cc.PARAMS + 1, dtype=np.int64)
+    initial[2], initial[cc.PARAMS] = cc.ROOT_BITS, n  # the giant root's key names vertex 0
+
+    def arrays():
+        return np.full(n, -1, dtype=np.int32), np.full(cc.PARAMS, -5, dtype=np.int64)
+
+    comp, final = arrays()
+    rule_state = (g.offsets, g.indices, g.offsets, g.indices, comp, final)
+    start = (cc.START, (comp, final, initial), max(n, cc.PARAMS))
+    plan = be.step_plan([Repeat((start,), cc.OUTSIDE_GIANT, rule_state, 2)], per_run=(comp, final))
+    comp, final = arrays()
+    run = plan.run(comp, final)
+    assert len(run.seconds()) == 1  # the rule read this run's comp and row: vertex 0 is in the giant component
+    np.testing.assert_array_equal(comp, np.arange(n))
+    np.testing.assert_array_equal(final, initial[:cc.PARAMS])
