@@ -696,3 +696,31 @@ def test_single_source_start_and_hop_counts_match_the_cpu(n, s):
     assert hops.dtype == np.int64
     np.testing.assert_array_equal(hops, cpu.hop_counts(values))
     np.testing.assert_array_equal(hops, np.where(np.isinf(values), -1, np.arange(n)))
+
+
+def test_pull_rounds_scan_only_vertices_with_in_arcs():
+    """A pull round's candidates end at the last vertex with in-arcs (CudaGraph.pull_candidates): no vertex after it
+    can pull anything. A directed graph whose last 300 vertices only send, and whose isolated vertices come last after
+    the degree renumbering (kron): the same BFS as the CPU's under the persistent kernel's pulls, from a sender and
+    from a vertex before them."""
+    from graphgear.backends import get_backend
+    from graphgear.graph.layout import degree_renumbering
+
+    rng = np.random.default_rng(5)
+    k, n = 700, 1000
+    g = gg.Graph.from_edges(rng.integers(0, n, 6000), rng.integers(0, k, 6000), num_vertices=n, directed=True)
+    assert get_backend("cuda").graph(g).pull_candidates() == 1 + int(np.flatnonzero(g.in_degree())[-1]) <= k
+    for strategy in [Strategy(sync="async", direction="pull", frontier="bitmap"), "auto"]:
+        for source in (n - 1, 3):
+            cpu = gg.bfs(g, source, backend="cpu", strategy=strategy)
+            np.testing.assert_array_equal(gg.bfs(g, source, backend="cuda", strategy=strategy).distances,
+                                          cpu.distances)
+    kron = gg.load("kron:12")
+    degree_graph = degree_renumbering(kron).graph
+    isolated = int((kron.out_degree() == 0).sum())
+    assert isolated > 0 and get_backend("cuda").graph(degree_graph).pull_candidates() == kron.num_vertices - isolated
+    s = int(np.argmax(kron.out_degree()))
+    pull = Strategy(sync="async", direction="pull", frontier="bitmap")
+    for strategy in (pull, "auto"):
+        np.testing.assert_array_equal(gg.bfs(kron, s, backend="cuda", strategy=strategy, layout="degree").distances,
+                                      gg.bfs(kron, s, backend="cpu", strategy=strategy).distances)

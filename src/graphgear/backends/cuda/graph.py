@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ...errors import DeviceMemoryError
 from . import runtime as rt
 from .runtime import cupy
@@ -27,6 +29,7 @@ class CudaGraph:
     num_arcs: int
     _csc: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
+    _pulled: int | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR)
     # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's PowerPlan
@@ -42,6 +45,16 @@ class CudaGraph:
             self._csc = (cp.asarray(t_offsets), cp.asarray(t_indices),
                          cp.asarray(t_weights) if t_weights is not None else self.weights)
         return self._csc
+
+    def pull_candidates(self) -> int:
+        """How many vertices a pull round scans: up to the last vertex with in-arcs, since none after it can pull
+        anything. A graph renumbered by degree (MultiGraph's layout; undirected, or directed with in-arcs where the
+        out-arcs are) has its isolated vertices last, and a bottom-up BFS round need not visit them (a Kronecker
+        graph's many isolated vertices: docs/performance.md#grid-barrier). From the host's CSC, once."""
+        if self._pulled is None:
+            with_in_arcs = np.flatnonzero(np.diff(self.graph.csc()[0]))
+            self._pulled = int(with_in_arcs[-1]) + 1 if with_in_arcs.size else 0
+        return self._pulled
 
     def csc_hubs_first(self) -> tuple[Any, Any, Any]:
         """The in-edge CSC with each row's sources in decreasing out-degree (ties in id order), for first-wins pulls

@@ -461,7 +461,8 @@ class PersistentDriver:
                 else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
         alpha, beta, unexplored = rules
         fields.update(
-            weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n, monoid=s.monoid,
+            weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n,
+            pulled=n if mode == "push" else G.pull_candidates(), monoid=s.monoid,
             first_wins=s.first_wins, skip_settled=s.skip_settled, supports=supports, huge=huge,
             max_rounds=min(max_rounds, 2**31 - 1), mode=PERSISTENT_MODES[mode], alpha=alpha, beta=beta,
             unexplored=unexplored, fused=fused, hops=hops, threshold=threshold, control=B.control)

@@ -161,7 +161,8 @@ class StepDriver:
     _modules: dict
     _coresident_blocks: Any  # persistent.py
     _step_control: Any = None  # (barrier words and status, the status), shared by every launch (a barrier leaves
-    # its arrival count at 0, and the status stays 0 but after a timeout, when StepRun.check drops them)
+    # its arrival count, bar[0]'s low bits, at 0, and the status stays 0 but after a timeout, when StepRun.check drops
+    # them)
 
     def run_steps(self, steps: Sequence[Any]) -> StepRun:
         """Run functor(v, state) for v < count, for each (functor, state, count) of `steps` in order, a Repeat's body

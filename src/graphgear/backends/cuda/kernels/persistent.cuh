@@ -107,6 +107,7 @@ struct GGPersistentArgs {
     const int* t_indices;
     const float* t_weights;
     i64 n;
+    i64 pulled;  // a pull round's candidates: vertices 0..pulled-1 (past the last vertex with in-arcs none can pull)
     // the program state (its visited bitmap: st.visited)
     double* value;
     double* buffer;
@@ -589,6 +590,7 @@ __device__ __forceinline__ void gg_clear_active(const GGPersistentState& st, int
 template <int PULL_GROUP, class P, class Expand>
 __device__ void gg_program_persistent(const i64* offsets, const int* indices, const float* weights, int weighted,
                                       const i64* t_offsets, const int* t_indices, const float* t_weights, int n,
+                                      int pulled,
                                       double* value, double* buffer, double* message, int monoid, int first_wins,
                                       int skip_settled, int supports, i64 huge, int qsize, int max_rounds,
                                       double threshold, GGRules rules, GGPersistentState st, P p) {
@@ -676,8 +678,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 gg_set_bits(H, nh, st.active_bits);
                 if (!gg_grid_sync(st.barrier, status)) return;
                 GGOut out{Qn, out_count, nullptr, nullptr, 0};
-                gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, n, value,
-                                            buffer, message, monoid, first_wins, skip_settled, p, out,
+                gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, pulled,
+                                            value, buffer, message, monoid, first_wins, skip_settled, p, out,
                                             ns_small ? S : H);
                 previous_pull_senders = r & 1;
                 previous_count = ns_small;
