@@ -198,13 +198,11 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
         sources = np.flatnonzero(g.out_degree() > 0)
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
         progress(f"ablation on {spec}")
-        for name, strategy in ablation_strategies():
-            times, _ = time_gpu(cp, lambda s, st=strategy: api.bfs(g, s, backend="cuda", strategy=st), sources,
-                                repeat, rng)
-            row[f"{name}/{strategy.sync}"] = statistics.median(times) * 1e3
-        # the configuration table's strategy for the whole run (Busato & Bombieri's own choice), then auto, which
-        # starts from the table and lets SEP-Graph's rules and the device override it (the trace says where)
-        for column, strategy in (("table", "static"), ("auto", "auto")):
+        # every technique's column, then the configuration table's strategy for the whole run (Busato & Bombieri's own
+        # choice) and auto, which starts from the table and lets SEP-Graph's rules and the device override it (the
+        # trace says where)
+        columns: list[tuple[str, Any]] = [(f"{name}/{st.sync}", st) for name, st in ablation_strategies()]
+        for column, strategy in columns + [("table", "static"), ("auto", "auto")]:
             times, _ = time_gpu(cp, lambda s, st=strategy: api.bfs(g, s, backend="cuda", strategy=st), sources,
                                 repeat, rng)
             row[column] = statistics.median(times) * 1e3
