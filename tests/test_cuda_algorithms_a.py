@@ -375,13 +375,13 @@ def test_multistep_launches_wait_for_nothing(spec, method, monkeypatch):
     from graphgear.backends.cuda import persistent
 
     waits = []
-    settle = persistent.PendingRun.settle
-    def counted(self):  # a settle that reads (one already read returns at once)
+    capture = persistent.PendingRun.capture
+    def counted(self):  # a capture that waits for its launch (one already captured returns at once)
         if self._read is not None:
             waits.append(self)
-        settle(self)
+        capture(self)
 
-    monkeypatch.setattr(persistent.PendingRun, "settle", counted)
+    monkeypatch.setattr(persistent.PendingRun, "capture", counted)
     g = load(spec)
     run = (lambda: gg.color_propagation(g, backend="cuda")) if method == "color" else (
         lambda: gg.connected_components(g, method="label_propagation", backend="cuda"))

@@ -270,7 +270,7 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
         trace.defer(lambda: _replay(pending.result(), controller, trace, graph, phase),
                     lambda: float(pending.result().seconds().sum()))
         # its levels, once it is read back (its results, its trace or the next launch settling it)
-        pending.when_read(lambda run: note_depth(graph, run.rounds))
+        pending.when_read(lambda rounds: note_depth(graph, rounds))
         return Frontier.empty(n, be.xp), 0, pending.result
     run = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds)
     note_depth(graph, run.rounds)

@@ -44,11 +44,20 @@ PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 PERSISTENT_ARGS = KernelStruct("persistent.cuh", "GGPersistentArgs")
 
 
-def _noted(read: Callable[[], PersistentRun], note: str) -> PersistentRun:
-    """A persistent launch read back (`read`), with the note of how it ran."""
-    run = read()
-    run.note = note
-    return run
+# a launch captured: its rounds, and the parse that makes its PersistentRun (PersistentDriver._captured)
+Captured = tuple[int, Callable[[], "PersistentRun"]]
+
+
+def _noted(capture: Callable[[], Captured], note: str) -> Captured:
+    """A persistent launch captured (`capture`), whose run carries the note of how it ran once parsed."""
+    rounds, parse = capture()
+
+    def noted() -> PersistentRun:
+        run = parse()
+        run.note = note
+        return run
+
+    return rounds, noted
 
 
 @dataclass
@@ -126,62 +135,71 @@ class PendingRun:
     A traversal whose caller does not go on from the worklist left (run_program's, read through ProgramRun: BFS)
     need not hold the host until the kernel is done: its results wait on the stream like any CuPy result, and
     the host goes on to the next launches (benchmarks/host_time.py; docs/performance.md#host-time-of-a-call).
-    The backend settles it before its next persistent launch, since they share the buffers it reads, except inside
-    `chained()`: there the next launch detaches it (`detach` snapshots the control words and the log on the device, a
-    copy queued on the stream, no wait; result() reads the snapshot), so the launches of one call (Multistep's BFS,
-    then the propagation) run back to back with no host read between them. A grid barrier that timed out is kept and
-    raised by result(), not by the unrelated launch."""
+    The backend captures it before its next persistent launch, since they share the buffers it reads (`capture`:
+    the status, a log longer than the report, the worklist left; a wait on the copy queued behind the kernel, no
+    read), and makes its PersistentRun only when it is asked for, so the next launch does not wait for that on the
+    host (docs/performance.md#host-time-of-a-call). Inside `chained()` the next launch detaches it instead (`detach`
+    snapshots the control words and the log on the device, a copy queued on the stream, no wait; result() reads the
+    snapshot), so the launches of one call (Multistep's BFS, then the propagation) run back to back with no host read
+    between them. A grid barrier that timed out is kept and raised by result(), not by the unrelated launch."""
 
     def __init__(self, read: Any, detach: Any = None, before: PendingRun | None = None) -> None:
-        self._read = read
-        self._detach = detach  # () -> a read of a device snapshot, for a later launch that reuses the buffers
+        self._read = read  # () -> Captured, before the buffers are reused
+        self._detach = detach  # () -> a capture from a device snapshot, for a later launch that reuses the buffers
         self._before = before  # the detached launch this one ran behind (chained), read first
+        self._parse: Callable[[], PersistentRun] | None = None
         self._run: PersistentRun | None = None
         self._error: BackendError | None = None
         self._when_read: list[Any] = []
 
     def when_read(self, callback: Any) -> None:
-        """Call `callback(run)` once the launch is read back, by whoever reads it first (its results, its trace or
-        the next launch's settle): at once if it has been."""
-        if self._run is not None:
-            callback(self._run)
+        """Call `callback(rounds)` once the launch is captured, by whoever does it first (its results, its trace or
+        the next launch): at once if it has been."""
+        if self._parse is not None or self._run is not None:
+            callback(self._rounds)
         elif self._read is not None or self._before is not None:
             self._when_read.append(callback)
 
     def detach(self) -> None:
         """Before the buffers are reused: read from a device snapshot of them later (no wait now); a launch
-        without a snapshot reader is read now."""
+        without a snapshot reader is captured now."""
         if self._read is not None and self._detach is not None:
             self._read, self._detach = self._detach(), None
         else:
-            self.settle()
+            self.capture()
 
-    def settle(self) -> None:
-        """Read the status and the log now, once (from the copy queued behind the kernel: a wait on it, no read).
-        A chained launch reads the one it ran behind first: if that one failed, its buffers were left half set, so
-        this one's result is wrong too and raises the same error."""
+    def capture(self) -> None:
+        """Read what the launch left in the buffers it shares with the next launch, now, once: its report (a wait on
+        the copy queued behind the kernel), a log longer than the report, the worklist left. A chained launch
+        captures the one it ran behind first: if that one failed, its buffers were left half set, so this one's
+        result is wrong too and raises the same error."""
         if self._before is not None:
             before, self._before = self._before, None
-            before.settle()
+            before.capture()
             if before._error is not None:
                 self._read, self._error = None, before._error
         if self._read is not None:
             read, self._read = self._read, None
             try:
-                self._run = read()
+                self._rounds, self._parse = read()
             except BackendError as error:
                 self._error = error
             callbacks, self._when_read = self._when_read, []
-            if self._run is not None:
+            if self._parse is not None:
                 for callback in callbacks:
-                    callback(self._run)
+                    callback(self._rounds)
 
     def result(self) -> PersistentRun:
         """The launch's PersistentRun; raises the launch's error (a grid barrier that timed out)."""
-        self.settle()
+        self.capture()
         if self._error is not None:
             raise self._error
+        if self._run is None:
+            parse, self._parse = self._parse, None
+            self._run = parse()
         return self._run
+
+    _rounds: int = 0
 
 
 class PersistentDriver:
@@ -220,7 +238,7 @@ class PersistentDriver:
             self._chained = chained
 
     def _settle_pending(self) -> None:
-        """Read back the launch left pending (lazy) before anything reuses its buffers or the pinned report; inside
+        """Capture the launch left pending (lazy) before anything reuses its buffers or the pinned report; inside
         chained(), detach it instead (the next persistent launch reads it first: `_handoff`)."""
         if self._pending is not None:
             pending, self._pending = self._pending, None
@@ -228,7 +246,7 @@ class PersistentDriver:
                 pending.detach()
                 self._handoff = pending
             else:
-                pending.settle()
+                pending.capture()
 
     def _persistent_buffers(self, G: CudaGraph) -> PersistentBuffers:
         self._settle_pending()
@@ -404,8 +422,9 @@ class PersistentDriver:
         args = PERSISTENT_ARGS.pack(fields, into=plan.args.copy())
         plan.kernel((plan.blocks,), (rt.BLOCK,), (args,))
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
-        # stream), so settling the run later waits on nothing and reads nothing: the next launch settles a lazy one
-        # first, inside its caller's time (docs/performance.md#host-time-of-a-call)
+        # stream), so capturing the run later waits on nothing and reads nothing: the next launch captures a lazy one
+        # first, inside its caller's time, and leaves making its PersistentRun to whoever asks for it
+        # (docs/performance.md#host-time-of-a-call)
         report = self._report.enqueue(B.report)
         read = functools.partial(self._read_persistent, G, B, report)
         before, self._handoff = self._handoff, None
@@ -475,43 +494,49 @@ class PersistentDriver:
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
         return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))
 
-    def _detached_read(self, G: CudaGraph, B: PersistentBuffers, note: str) -> Callable[[], PersistentRun]:
-        """A lazy launch's read from a snapshot of B's control words and log, copied on the device now (behind the
-        kernel on the stream) because the next launch reuses B: the read waits only when the run is first asked
+    def _detached_read(self, G: CudaGraph, B: PersistentBuffers, note: str) -> Callable[[], Captured]:
+        """A lazy launch's capture from a snapshot of B's control words and log, copied on the device now (behind the
+        kernel on the stream) because the next launch reuses B: the capture waits only when the run is first asked
         for. Its worklist left is not kept (the queues are the next launch's): a lazy run's caller never goes on
         from it (program_persistent)."""
         snapshot = B.control.copy()
         log = snapshot[CONTROL_WORDS:]
 
-        def read() -> PersistentRun:
-            return self._parse_report(G, None, snapshot[REPORT_WORDS].get(), lambda end: log[:end].get())
+        def read() -> Captured:
+            return self._captured(G, None, snapshot[REPORT_WORDS].get(), lambda end: log[:end].get())
 
         return functools.partial(_noted, read, note)
 
-    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> PersistentRun:
-        """A persistent launch's status, log and worklist left, from the copy queued behind it (`report`: the
-        control words REPORT_WORDS cover); more log rows in a second read."""
+    def _read_persistent(self, G: CudaGraph, B: PersistentBuffers, report: Any) -> Captured:
+        """A persistent launch captured from the copy queued behind it (`report`: the control words REPORT_WORDS
+        cover); more log rows in a second read."""
         (words,) = report()
-        return self._parse_report(G, B, words, lambda end: B.log[:end].get())
+        return self._captured(G, B, words, lambda end: B.log[:end].get())
 
-    def _parse_report(self, G: CudaGraph, B: PersistentBuffers | None, words: np.ndarray,
-                      more_log: Callable[[int], np.ndarray]) -> PersistentRun:
-        """The PersistentRun of a launch from its report words (REPORT_WORDS); `more_log(end)` reads the log's first
-        `end` words where more rows were logged than the report holds; B None: no worklist left is read."""
-        cp = self.xp
-        n = G.num_vertices
+    def _captured(self, G: CudaGraph, B: PersistentBuffers | None, words: np.ndarray,
+                  more_log: Callable[[int], np.ndarray]) -> Captured:
+        """What a launch's report words (REPORT_WORDS) say must be read before the next launch reuses B: the status
+        (a grid barrier that timed out raises, and drops B), the log rows past the report's (`more_log(end)` reads
+        the log's first `end` words), the worklist left (copied on the device; B None: not read). Returns the
+        rounds run and the parse that makes the PersistentRun of them when it is first asked for."""
         first = REPORT_WORDS.start
         status = words[STATUS_WORD - first:STATUS_WORD - first + 2].view(np.int32)
-        heavy_edges = words[HEAVY_EDGES_WORD - first:HEAVY_EDGES_WORD - first + 1].view(np.uint64)
-        log = words[CONTROL_WORDS - first:]
         if status[0]:
             G.persistent = None  # its bitmaps were left half set: the next launch allocates them clear
             raise _barrier_timed_out("the persistent kernel")
         rounds, left, which = int(status[1]), int(status[2]), int(status[3])
         rows = min(rounds, LOG_ROWS)
-        if rows > LOG_PREFETCH:
-            log = more_log((rows + 1) * LOG_FIELDS)
+        log = words[CONTROL_WORDS - first:] if rows <= LOG_PREFETCH else more_log((rows + 1) * LOG_FIELDS)
+        queue = B.queues[which][:left].copy() if left and B is not None else None
+        return rounds, functools.partial(self._parsed, G.num_vertices, words, log, rounds, queue)
+
+    def _parsed(self, n: int, words: np.ndarray, log: np.ndarray, rounds: int, queue: Any) -> PersistentRun:
+        """The PersistentRun of a captured launch (`_captured`)."""
+        cp = self.xp
+        rows = min(rounds, LOG_ROWS)
+        heavy_edges = words[HEAVY_EDGES_WORD - REPORT_WORDS.start:HEAVY_EDGES_WORD - REPORT_WORDS.start + 1]
         log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
-        remaining = (Frontier.from_vertices(B.queues[which][:left].copy(), n, dtype=cp.int32) if left and B is not None
+        remaining = (Frontier.from_vertices(queue, n, dtype=cp.int32) if queue is not None
                      else Frontier.empty(n, cp))
-        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]), heavy_edges=int(heavy_edges[0]))
+        return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]),
+                             heavy_edges=int(heavy_edges.view(np.uint64)[0]))
