@@ -22,6 +22,7 @@ import scipy.sparse.csgraph as csg
 import graphgear as gg
 from graphgear.algorithms._common import canonical_labels
 from graphgear.backends import get_backend
+from graphgear.bench.gpu import event_seconds
 
 SRC = r'''
 __device__ __forceinline__ int rep(int* c, int v) {          // ECL-CC representative: intermediate pointer jumping
@@ -99,15 +100,7 @@ def etime(fn, repeat: int = 11) -> float:
     fn()
     fn()
     cp.cuda.runtime.deviceSynchronize()
-    out = []
-    for _ in range(repeat):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(cp.cuda.get_elapsed_time(a, b))
-    return statistics.median(out)
+    return statistics.median(event_seconds(cp, fn) for _ in range(repeat)) * 1e3
 
 
 def main() -> None:

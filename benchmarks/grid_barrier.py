@@ -12,6 +12,7 @@ import cupy as cp
 import numpy as np
 
 from graphgear.backends.cuda import runtime as rt
+from graphgear.bench.gpu import event_seconds
 
 BARRIERS = 2000
 SOURCE = r"""
@@ -58,15 +59,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) cooperative(int k) {
 def per_barrier_us(launch) -> float:
     launch()
     cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(7):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        launch()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return statistics.median(times) * 1e3 / BARRIERS
+    return statistics.median(event_seconds(cp, launch) for _ in range(7)) * 1e6 / BARRIERS
 
 
 def main() -> None:

@@ -151,7 +151,7 @@ def _timers(backend: str, repeat: int) -> tuple[Callable, Callable]:
     if backend == "cuda":
         import cupy as cp
 
-        from .gpu import _event_time, time_gpu
+        from .gpu import event_seconds, time_gpu
 
         def on_gpu(call: Callable[[], Any]) -> tuple[float, Any]:
             times, result = time_gpu(cp, lambda _: call(), np.zeros(1, dtype=np.int64), repeat,
@@ -160,7 +160,7 @@ def _timers(backend: str, repeat: int) -> tuple[Callable, Callable]:
 
         def probe_gpu(call: Callable[[], Any]) -> tuple[float, Any]:
             held: list[Any] = []
-            return _event_time(cp, lambda: held.append(call())) * 1e3, held[0]
+            return event_seconds(cp, lambda: held.append(call())) * 1e3, held[0]
 
         return on_gpu, probe_gpu
     from .metrics import time_runs

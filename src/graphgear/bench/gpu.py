@@ -68,11 +68,13 @@ def copy_bandwidth(cp: Any) -> float:
     """Device-to-device copy bandwidth in bytes/s (read + write), median of 5 copies of 2 GiB after a warm-up."""
     source = cp.ones(1 << 28, dtype=cp.float64)
     target = cp.empty_like(source)
-    times = [_event_time(cp, lambda: target.__setitem__(Ellipsis, source)) for _ in range(6)][1:]
+    times = [event_seconds(cp, lambda: target.__setitem__(Ellipsis, source)) for _ in range(6)][1:]
     return 2 * source.nbytes / statistics.median(times)
 
 
-def _event_time(cp: Any, fn: Callable[[], Any]) -> float:
+def event_seconds(cp: Any, fn: Callable[[], Any]) -> float:
+    """Seconds of fn() on the device: CUDA events recorded around it on the current stream (METHOD.md), its host
+    time included where the device waits for it."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     start.record()
     fn()
@@ -107,7 +109,7 @@ def time_gpu(cp: Any, fn: Callable[[Any], Any], sources: np.ndarray, repeat: int
     for _ in range(repeat):
         s = int(rng.choice(sources))
         holder: list[Any] = []
-        times.append(_event_time(cp, lambda: holder.append(fn(s))))
+        times.append(event_seconds(cp, lambda: holder.append(fn(s))))
         result = holder[0]
     return times, result
 
