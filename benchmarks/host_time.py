@@ -31,10 +31,10 @@ WRAPPED = {  # algorithm -> (owner, callee names); the kernel whose launch is st
     "bfs": ([(BF, ("resolve_source", "device_layout", "run_program")),
              (PG, ("make_controller", "_device_rounds", "Trace")),
              (be, ("program_state", "fill_state", "program_persistent", "_persistent_buffers", "_persistent_visited",
-                   "_persistent_plan", "_settle_pending", "hop_counts", "graph")),
+                   "_persistent_plan", "_capture_pending", "hop_counts", "graph")),
              (be._report, ("enqueue",))], "persistent"),
     "pagerank": ([(PR, ("_check_scalars", "device_layout", "_power_strategy", "_shares", "_power_iteration")),
-                  (be, ("power_iteration", "_power_plan", "_heavy_sources", "_power_scratch", "_settle_pending")),
+                  (be, ("power_iteration", "_power_plan", "_heavy_sources", "_power_scratch", "_capture_pending")),
                   (be._report, ("read",))], "gg_power_iteration"),
 }
 if ALGORITHM not in WRAPPED or MODE not in ("stages", "pieces"):

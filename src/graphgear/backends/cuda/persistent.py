@@ -147,7 +147,8 @@ class PendingRun:
         self._read = read  # () -> Captured, before the buffers are reused
         self._detach = detach  # () -> a capture from a device snapshot, for a later launch that reuses the buffers
         self._before = before  # the detached launch this one ran behind (chained), read first
-        self._parse: Callable[[], PersistentRun] | None = None
+        self._rounds = 0  # the rounds run, once captured
+        self._parse: Callable[[], PersistentRun] | None = None  # makes the PersistentRun, once captured
         self._run: PersistentRun | None = None
         self._error: BackendError | None = None
         self._when_read: list[Any] = []
@@ -199,8 +200,6 @@ class PendingRun:
             self._run = parse()
         return self._run
 
-    _rounds: int = 0
-
 
 class PersistentDriver:
     """CudaBackend's persistent launches: a vertex program's whole traversal and the async advance."""
@@ -229,7 +228,7 @@ class PersistentDriver:
         reads it first when its own result is read, so a failure of the first raises with the second's result and
         drops the buffers before any later call uses them."""
         if not self._chained:  # a launch before the block (another call's) is read as usual: only the block's own
-            self._settle_pending()  # launches run behind one another, so a failure stays within its call
+            self._capture_pending()  # launches run behind one another, so a failure stays within its call
             self._handoff = None
         chained, self._chained = self._chained, True
         try:
@@ -237,7 +236,7 @@ class PersistentDriver:
         finally:
             self._chained = chained
 
-    def _settle_pending(self) -> None:
+    def _capture_pending(self) -> None:
         """Capture the launch left pending (lazy) before anything reuses its buffers or the pinned report; inside
         chained(), detach it instead (the next persistent launch reads it first: `_handoff`)."""
         if self._pending is not None:
@@ -249,7 +248,7 @@ class PersistentDriver:
                 pending.capture()
 
     def _persistent_buffers(self, G: CudaGraph) -> PersistentBuffers:
-        self._settle_pending()
+        self._capture_pending()
         if G.persistent is None:
             cp = self.xp
             n = G.num_vertices

@@ -97,7 +97,7 @@ class PowerIteration:
     _report: rt.PinnedReader
     persistent_blocks: int | None
     power_heavy_sources: int | None
-    _settle_pending: Callable[[], None]  # persistent.py
+    _capture_pending: Callable[[], None]  # persistent.py
     _reduce_plan: Callable[..., ReducePlan]  # operators.py
     _degree_bins: Callable[..., list]  # operators.py
 
@@ -123,7 +123,7 @@ class PowerIteration:
         original = cp.empty(n, dtype=cp.float64) if order is not None else None
         control = power.control
         control.data.memset_async(0, 8 * (32 + 2 * logged + 1))
-        self._settle_pending()  # it reads back through the same pinned report
+        self._capture_pending()  # it reads back through the same pinned report
         (teleport, teleport_value), (d, d_value) = _uniform_or_array(teleport), _uniform_or_array(d)
         args = POWER_ARGS.pack(dict(
             hubs=hubs, fill_x=fill_x, max_iter=max_iter, log_rows=logged, teleport=teleport, d=d, inv=inv, x=ranks,
