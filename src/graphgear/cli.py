@@ -712,15 +712,15 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
         ablation_repeat = max(5, args.repeat)  # 16 columns per graph: fewer runs each than the suite's rows
         ablation = gpu.ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        columns = [f"{n}/{s}" for n, _ in gpu.TECHNIQUES for s in ("sync", "async") if not (n == "merge_path" and s == "async")]
+        columns = [column for column, _ in gpu.ablation_columns()]
         t = Table(title=f"BFS by load-balancing technique, push only, ms (median of {ablation_repeat}; sync: a launch "
                         "per level, async: one persistent kernel)")
         t.add_column("graph")
-        for c in columns + ["table", "auto"]:
+        for c in columns:
             t.add_column(c.replace("vertex_group-", "vg"), justify="right")
         for row in ablation:
             label = row["graph"] if "/" not in row["graph"] else Path(row["graph"]).name
-            t.add_row(label, *[f"{row[c]:,.2f}" for c in columns + ["table", "auto"]])
+            t.add_row(label, *[f"{row[c]:,.2f}" for c in columns])
         console.print(t)
         report["ablation"] = ablation
         report["ablation_repeat"] = ablation_repeat
@@ -850,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark every algorithm against SciPy/NetworkX and check agreement")
     bench.add_argument("--suite", default="smoke", choices=("smoke", "gpu", "adaptive"),
                        help="smoke: every algorithm against SciPy/NetworkX; gpu: GPU times, GTEPS, bandwidth and the "
-                       "load-balancing ablation (default smoke)")
+                       "load-balancing ablation; adaptive: auto against every fixed strategy (default smoke)")
     bench.add_argument("--gpu-graphs", help="gpu suite: comma-separated generator specs (default kron:21,grid:2048:2048)")
     bench.add_argument("--no-ablation", action="store_true", help="gpu suite: skip the load-balancing ablation")
     bench.add_argument("--scale", type=int, help="adaptive suite: 2^SCALE vertices a generated shape (default 16 on "

@@ -27,8 +27,7 @@ from ..engine.strategy import Strategy
 from .metrics import teps
 
 __all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite", "ablation",
-           "ablation_strategies",
-           "scc_vs_scipy"]
+           "ablation_columns", "ablation_strategies", "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
 SCC_GRAPH = "rmat:21:16"
@@ -184,6 +183,12 @@ def ablation_strategies() -> list[tuple[str, Strategy]]:
             if not (sync == "async" and fields["balance"] == "merge_path")]  # its scan needs the host between levels
 
 
+def ablation_columns() -> list[tuple[str, Any]]:
+    """(column, strategy) of the ablation table in order: each technique's ("technique/sync"), then the configuration
+    table's strategy fixed for the run ("table": strategy "static") and auto."""
+    return [(f"{name}/{st.sync}", st) for name, st in ablation_strategies()] + [("table", "static"), ("auto", "auto")]
+
+
 def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """BFS time per load-balancing technique on every graph: push only (so the technique does all the work), one launch
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async); then the
@@ -200,11 +205,9 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
         sources = np.flatnonzero(g.out_degree() > 0)
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
         progress(f"ablation on {spec}")
-        # every technique's column, then the configuration table's strategy for the whole run (Busato & Bombieri's own
-        # choice) and auto, which starts from the table and lets SEP-Graph's rules and the device override it (the
-        # trace says where)
-        columns: list[tuple[str, Any]] = [(f"{name}/{st.sync}", st) for name, st in ablation_strategies()]
-        for column, strategy in columns + [("table", "static"), ("auto", "auto")]:
+        # auto starts from the table (Busato & Bombieri's own choice) and lets SEP-Graph's rules and the device
+        # override it (the trace says where)
+        for column, strategy in ablation_columns():
             times, _ = time_gpu(cp, lambda s, st=strategy: api.bfs(g, s, backend="cuda", strategy=st), sources,
                                 repeat, rng)
             row[column] = statistics.median(times) * 1e3

@@ -277,8 +277,9 @@ class TraversalController(Controller):
         self.previous_active = 0  # |A| of the previous pull round
         self.prefix = prefix
         # high-diameter: SEP-Graph's delta test, or `deep` (learned_depth's reason: an earlier traversal was deep)
-        self.deep = "" if num_vertices > 0 and num_edges / num_vertices < delta else deep
-        self.sparse = num_vertices > 0 and (num_edges / num_vertices < delta or bool(deep))
+        below_delta = num_vertices > 0 and num_edges / num_vertices < delta
+        self.deep = "" if below_delta else deep
+        self.sparse = below_delta or (num_vertices > 0 and bool(deep))
         # the sparse graph's one async pass, `hops` levels per grid barrier (a monotone program on a hop-friendly graph)
         self.sparse_pass = label_correcting(self.base, hops) if hops > 1 else self.base.with_(sync="async")
 
