@@ -251,6 +251,20 @@ def test_near_far_heavy_pull_and_bucket_widths(spec, delta, pull_ratio, widen, m
         assert row.edges_processed >= int(g.out_degree()[reached].sum())
 
 
+@pytest.mark.parametrize("light_ratio", [None, 1 << 40, 4], ids=str)
+@pytest.mark.parametrize("delta", [16.0, None])
+@pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
+def test_near_far_light_rounds_pulled(spec, delta, light_ratio, monkeypatch):
+    """The light/heavy split's light rounds pushed (ratio None), pulled whenever a sender holds a light arc (1 << 40)
+    or by the default ratio: the CPU's distances and tree every time, and the trace names the rule where it applies
+    (a pulled round reads every light arc from every source: a label-correcting pass, exact all the same)."""
+    g = load(spec)
+    set_cuda_knobs(monkeypatch, light_pull_ratio=light_ratio)
+    same_sssp(g, "delta_stepping", "auto", delta=delta)
+    row = gg.sssp(g, hub(g), delta=delta, backend="cuda").trace.rows[0]
+    assert ("light arcs pulled" in row.reason) == (light_ratio is not None)
+
+
 @pytest.mark.parametrize("delta,strategy", [(1.0, Strategy()), (1.0, Strategy(direction="pull", frontier="bitmap")),
                                             (1.0, Strategy(sync="async")), (np.inf, Strategy())], ids=str)
 def test_sssp_bucket_widths(delta, strategy):

@@ -25,8 +25,8 @@ from . import sources, warmup
 from .brandes import BrandesLoop
 from .graph import CudaGraph
 from .operators import GRID_GATHER_DEGREE, REDUCE_HUGE, Operators
-from .persistent import (BARRIER_WORD, BUCKET_WIDEN_MAX, CONTROL_WORDS, HEAVY_PULL_RATIO, LOG_FIELDS, LOG_PREFETCH,
-                         STATUS_WORD, PendingRun, PersistentDriver, PersistentRun)
+from .persistent import (BARRIER_WORD, BUCKET_WIDEN_MAX, CONTROL_WORDS, HEAVY_PULL_RATIO, LIGHT_PULL_RATIO, LOG_FIELDS,
+                         LOG_PREFETCH, STATUS_WORD, PendingRun, PersistentDriver, PersistentRun)
 from .power import PowerIteration
 from .programs import Programs
 from .steps import StepDriver
@@ -72,9 +72,11 @@ class CudaBackend(Operators, Programs, PersistentDriver, StepDriver, PowerIterat
         # the power iteration's heavy source block: the first this many sources' contributions in shared memory (None:
         # as many as it holds where the caller says the ids are degree-ordered, or the graph fits; 0: none)
         self.power_heavy_sources: int | None = None
-        # a bucket's heavy rows are pulled when its senders hold at least 1/heavy_pull_ratio of the heavy arcs (None:
-        # always pushed); near-far bucket widths up to delta * 2^bucket_widen_max on low-diameter graphs (0: fixed)
+        # a bucket's heavy rows are pulled when its senders hold at least 1/heavy_pull_ratio of the heavy arcs, a
+        # round's light arcs when its senders hold 1/light_pull_ratio of the light ones (None: always pushed);
+        # near-far bucket widths up to delta * 2^bucket_widen_max on low-diameter graphs (0: fixed)
         self.heavy_pull_ratio: int | None = HEAVY_PULL_RATIO
+        self.light_pull_ratio: int | None = LIGHT_PULL_RATIO
         self.bucket_widen_max = BUCKET_WIDEN_MAX
 
     # --------------------------------------------------------------------------------------------------- memory

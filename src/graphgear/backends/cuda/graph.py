@@ -31,7 +31,7 @@ class CudaGraph:
     _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     _pulled: int | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
-    _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR)
+    _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR); their CSCs
     # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's PowerPlan
     # ("power", with its work arrays)
     reduce_plans: dict = field(default_factory=dict, repr=False)
@@ -102,19 +102,20 @@ class CudaGraph:
             )
         return split
 
-    def heavy_csc(self, delta: float) -> tuple[Any, ...] | None:
-        """The heavy arcs of light_heavy(delta) as an in-arc CSC (offsets, sources, weights; each row's sources in
-        increasing order) and its long rows' chunks (hub_chunks), for the heavy rows' pull (kernels/persistent.cuh
-        gg_heavy_pull). Cached with the split; None where the device has no room for it (the heavy rows are then
-        pushed)."""
-        _, (offsets, indices, weights) = self.light_heavy(delta)
-        key = ("heavy_csc", delta)
+    def split_csc(self, delta: float, part: int) -> tuple[Any, ...] | None:
+        """One half of light_heavy(delta) (part 0 the light arcs, 1 the heavy ones) as an in-arc CSC (offsets,
+        sources, weights; each row's sources in increasing order) and its long rows' chunks (hub_chunks), for the
+        pulls of near-far's split (kernels/persistent.cuh gg_split_pull: a bucket's heavy rows, a light round).
+        Cached with the split; None where the device has no room for it (those arcs are then pushed)."""
+        offsets, indices, weights = self.light_heavy(delta)[part]
+        key = ("csc", part, delta)
         csc = self._light_heavy.get(key)
         if csc is None:
             cp = cupy()
             arcs = int(indices.size)
             try:  # the CSC (12 bytes an arc) and the sort's temporaries (the rows and the order, 16)
-                rt.check_free_memory(28 * arcs + offsets.nbytes, f"the heavy arcs' in-arc CSC at delta {delta:g}")
+                rt.check_free_memory(28 * arcs + offsets.nbytes,
+                                     f"the {('light', 'heavy')[part]} arcs' in-arc CSC at delta {delta:g}")
             except DeviceMemoryError:
                 return None
             rows = cp.repeat(cp.arange(self.num_vertices, dtype=cp.int32), cp.diff(offsets))

@@ -34,10 +34,12 @@ LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run
 CONTROL_WORDS = header_constant("persistent.cuh", "GG_CONTROL_WORDS")
 BARRIER_WORD = header_constant("persistent.cuh", "GG_BARRIER_WORD")  # where those sit among the control words
 STATUS_WORD = header_constant("persistent.cuh", "GG_STATUS_WORD")
+DIR_PULL = header_constant("persistent.cuh", "GG_DIR_PULL")  # a logged round's direction (its fourth field)
 HEAVY_EDGES_WORD = CONTROL_WORDS - 1  # the last control word (the state's heavy_edges pointer is made from it)
 # a persistent launch's report, copied back behind it: the control words from the status on, then the log's first rows
 REPORT_WORDS = slice(STATUS_WORD, CONTROL_WORDS + (LOG_PREFETCH + 1) * LOG_FIELDS)
 HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs
+LIGHT_PULL_RATIO = 4  # near-far's light round pulls every light arc when its senders hold >= 1/4 of them
 BUCKET_WIDEN_MAX = 6  # near-far bucket widths up to delta * 64 on low-diameter graphs (kernels/persistent.cuh)
 PERSISTENT_MODES = {"push": 0, "pull": 1, "adaptive": 2}
 
@@ -115,9 +117,9 @@ class PersistentRun:
 
     def edges_processed(self, num_arcs: int) -> int:
         """Out-edges of the senders in push rounds (light arcs only under the light/heavy split, whose heavy rows are
-        counted apart), every arc in pull rounds (logged rounds)."""
-        push = self.log[:, 3] == 0
-        return int(self.log[push, 2].sum()) + int((~push).sum()) * num_arcs + self.heavy_edges
+        counted apart, and every light arc in the rounds that pull them), every arc in pull rounds (logged rounds)."""
+        pull = self.log[:, 3] == DIR_PULL  # a light pull's row (GG_DIR_LIGHT_PULL) counts the light arcs
+        return int(self.log[~pull, 2].sum()) + int(pull.sum()) * num_arcs + self.heavy_edges
 
     def seconds(self) -> np.ndarray:
         """Each logged round's duration, from the device clock (%globaltimer) at its decision points."""
@@ -218,6 +220,7 @@ class PersistentDriver:
     persistent_blocks_per_sm: int | None
     persistent_blocks: int | None
     heavy_pull_ratio: int | None
+    light_pull_ratio: int | None
     bucket_widen_max: int
     _program_module: Callable[..., Any]  # programs.py
 
@@ -381,7 +384,7 @@ class PersistentDriver:
         light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy split: the rounds push the
         arcs lighter than delta, and each bucket's senders push their heavy arcs once when the bucket is done
         (CudaGraph.light_heavy; the non-fused rounds). A bucket whose senders hold at least 1/heavy_pull_ratio of the
-        heavy arcs pulls them instead (CudaGraph.heavy_csc: each vertex keeps its best heavy in-arc from the bucket,
+        heavy arcs pulls them instead (CudaGraph.split_csc: each vertex keeps its best heavy in-arc,
         no contended atomics), and on a low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max
         (kernels/persistent.cuh gg_next_bucket; each measured alone and together on kron:21:w in
         docs/performance.md#heavy-rows-pulled-adaptive-widths).
@@ -393,7 +396,8 @@ class PersistentDriver:
         """
         B = self._persistent_buffers(G)
         key = (s.module, strategy, mode, rules, max_rounds, delta, threshold, light_heavy, self.grid_gather_degree,
-               self.persistent_pull_group, self.heavy_pull_ratio, self.bucket_widen_max, self.persistent_blocks_per_sm,
+               self.persistent_pull_group, self.heavy_pull_ratio, self.light_pull_ratio, self.bucket_widen_max,
+               self.persistent_blocks_per_sm,
                self.persistent_blocks)
         plan = B.plans.get(key)
         if plan is None:
@@ -462,21 +466,28 @@ class PersistentDriver:
             hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
         fields: dict[str, Any] = dict(offsets=G.offsets, indices=G.indices, weights=G.weights)
         state: dict[str, Any] = {}  # GGPersistentState's fields
-        pull_from = 0
+        pull_from = light_from = 0
         if light_heavy:
             (fields["offsets"], fields["indices"], fields["weights"]), heavy = G.light_heavy(delta)
             self._bucket_lists(G, B)  # its bucket bits clear: every launch leaves them so (an aborted one drops B)
             state.update(heavy_offsets=heavy[0], heavy_indices=heavy[1], heavy_weights=heavy[2], bucket=B.bucket,
                          bucket_bits=B.bucket_bits)
-            csc = G.heavy_csc(delta) if self.heavy_pull_ratio else None
+            csc = G.split_csc(delta, 1) if self.heavy_pull_ratio else None
             if csc is not None:  # the heavy rows' pull: the CSC, from how many heavy arcs a bucket pulls, the chunks
                 pull_from = max(1, int(heavy[1].size) // self.heavy_pull_ratio)
                 state.update(heavy_t_offsets=csc[0], heavy_t_indices=csc[1], heavy_t_weights=csc[2],
                              heavy_pull=pull_from, heavy_chunk_rows=csc[3], heavy_chunk_first=csc[4],
                              heavy_chunk_last=csc[5], heavy_chunks=int(csc[3].size))
+            light = G.split_csc(delta, 0) if self.light_pull_ratio else None
+            if light is not None and light[1].size:  # the light rounds' pull, from how many light arcs of the senders
+                light_from = max(1, int(light[1].size) // self.light_pull_ratio)
+                state.update(light_t_offsets=light[0], light_t_indices=light[1], light_t_weights=light[2],
+                             light_pull=light_from, light_chunk_rows=light[3], light_chunk_first=light[4],
+                             light_chunk_last=light[5], light_chunks=int(light[3].size))
         widen = 0 if delta <= 0 or high_diameter(G.num_arcs, n) else self.bucket_widen_max
-        note = (f"; a bucket's heavy rows pulled when its senders hold >= {pull_from:,} heavy arcs" if pull_from
-                else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else "")
+        note = ((f"; a bucket's heavy rows pulled when its senders hold >= {pull_from:,} heavy arcs" if pull_from
+                 else "") + (f"; a round's light arcs pulled when its senders hold >= {light_from:,}" if light_from
+                             else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else ""))
         alpha, beta, unexplored = rules
         fields.update(
             weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n,

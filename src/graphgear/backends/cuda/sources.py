@@ -14,8 +14,9 @@ from ...errors import BackendError, StrategyError
 from . import runtime as rt
 
 MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
-# near-far's heavy pull: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK)
-HEAVY_CHUNK = 1024
+# near-far's split pulls: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK;
+# docs/performance.md#near-far-sssp)
+HEAVY_CHUNK = 128
 
 _struct_fields: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}  # struct_fields, read once each
 

@@ -70,6 +70,9 @@ extern "C" __global__ void check_program(const i64* offsets, const int* indices,
     GGProgramCandidate<ExampleProgram> cand{value, 1, p};
     GGProgramPull<ExampleProgram> pull{message, buffer, GG_MIN, 1, p};
     gg_pull_vertex_group<1>(offsets, indices, weights, 0, bits, 0, qsize, cand, pull, GGOut{nullptr, nullptr, nullptr, next, 2});
+    GGProgramReduce<ExampleProgram> reduce{message, buffer, GG_MIN, p};
+    gg_reduce_vertex_group<1>(offsets, indices, weights, 1, bits, 0, qsize, cand, reduce, GGOut{nullptr, nullptr, nullptr, next, 2});
+    gg_reduce_vertex_group<8>(offsets, indices, weights, 1, bits, 1, qsize, cand, reduce, GGOut{nullptr, nullptr, nullptr, next, 2});
     gg_neighbor_reduce<8>(offsets, indices, weights, 1, qsize, queue, 0, ExampleDegree{}, GG_SUM, 0.0, 4096, false, reduced);
     gg_neighbor_reduce_chunks(indices, weights, 1, queue, offsets, offsets + 1, qsize, next, ExampleDegree{}, GG_MIN,
                               1e300, reduced);

@@ -42,6 +42,7 @@
 #define GG_STATUS_WORD 9
 #define GG_DIR_PUSH 0
 #define GG_DIR_PULL 1
+#define GG_DIR_LIGHT_PULL 2  // the light/heavy split's pull of every light arc (the log's edges: the light arcs)
 
 __device__ __forceinline__ u32 gg_load(const u32* p) { return *(volatile const u32*)p; }
 __device__ __forceinline__ u64 gg_load(const u64* p) { return *(volatile const u64*)p; }
@@ -90,6 +91,16 @@ struct GGPersistentState {
     const i64* heavy_chunk_last;
     u64 heavy_chunks;
     i64 widen_max;      // near-far: bucket widths up to delta * 2^widen_max (gg_next_bucket; 0: always delta)
+    // the light arcs as an in-arc CSC, and from how many light arcs of its senders a round pulls them over it instead
+    // of pushing them (SEP-Graph's direction choice for the light rounds; null light_t_offsets: always pushed)
+    const i64* light_t_offsets;
+    const int* light_t_indices;
+    const float* light_t_weights;
+    u64 light_pull;
+    const int* light_chunk_rows;   // as heavy_chunk_*, for the light CSC
+    const i64* light_chunk_first;
+    const i64* light_chunk_last;
+    u64 light_chunks;
 };
 
 // The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy's host time on a launch of 64
@@ -205,11 +216,13 @@ __device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, 
 // smallest live buffer's Delta-boundary for delta * 2^widen, and widen grows by one after a refill too small to fill
 // the grid (fewer entries than threads) and shrinks after one four times the threads. Past its big bucket a kron
 // graph's near-far has dozens of buckets of a few thousand vertices, each a pass over a far pile of up to a million
-// entries plus grid barriers (most of kron:21:w's rounds: docs/performance.md#kernel-comments); wider buckets take them a few at
-// a time. Any increasing threshold gives the same distances (label-correcting: a vertex improved after its bucket is
-// queued again), only the work differs.
+// entries plus grid barriers (most of kron:21:w's rounds: docs/performance.md#kernel-comments); wider buckets take
+// them a few at a time, and past half the heavy arcs (`tail`, the caller's rule) the widest width at once. Any
+// increasing threshold gives the same distances (label-correcting: a vertex improved after its bucket is queued
+// again), only the work differs.
 __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, double& threshold, const double* value,
-                               const double* buffer, int* Q, u32* claim, int& qsize, volatile int* status, int& widen) {
+                               const double* buffer, int* Q, u32* claim, int& qsize, volatile int* status, int& widen,
+                               bool tail = false) {
     const u32 nf = gg_load(&st.far_n[pile]);
     if (st.delta <= 0.0 || nf == 0) return false;
     const int* F = st.far[pile];
@@ -225,6 +238,7 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
     if (gg_lane() == 0 && smallest) atomicMax((unsigned long long*)st.min_key, (unsigned long long)smallest);
     if (!gg_grid_sync(st.barrier, status)) return false;
     const u64 key = gg_load(st.min_key);
+    if (tail) widen = (int)st.widen_max;
     double t = threshold;
     if (key) {
         const double low = __longlong_as_double((i64)~key);
@@ -323,31 +337,35 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
     gg_warp_add(take ? (u64)heavy : 0, st.heavy_edges);
 }
 
-// The heavy rows' pull: every vertex's heavy in-arcs from the bucket's senders (their bucket bits) through f, which
-// keeps the better candidate in the vertex's buffer; a vertex that improved is queued (claimed). Rows shorter than
-// GG_HEAVY_CHUNK arcs: a thread each, or their warp for rows of 32 and more (gg_pull_warp_gathered); the longer rows
-// (hubs) in chunks of GG_HEAVY_CHUNK arcs, a warp each (one warp walking a hub row of 100K+ in-arcs alone was far
-// slower: docs/performance.md#kernel-comments).
+// A pull of one half of the light/heavy split (the heavy rows of a bucket, or a light round): every vertex's in-arcs
+// of that half reduced through r (pull.cuh gg_reduce_row: the best candidate kept in the vertex's buffer once per row
+// or chunk); a vertex that improved goes to `out`. Every source is read, not only the round's or the bucket's
+// senders: a message is inf (the launch fills them) or a distance its vertex computed, so every in-arc offers the
+// length of a real path, and a label-correcting pass may take it early; testing the sources' bucket bits made the
+// heavy pull half as long again (docs/performance.md#near-far-sssp). Rows shorter than GG_HEAVY_CHUNK arcs: a thread
+// each, or their warp for rows of 32 and more (gg_reduce_warp_gathered); the longer rows in chunks of GG_HEAVY_CHUNK
+// arcs, a warp each (the host's hub_chunks), so that no warp is left with a run of long rows while the others idle.
 #ifndef GG_HEAVY_CHUNK  // the host's sources.HEAVY_CHUNK, which cuts the chunks
-#define GG_HEAVY_CHUNK 1024
+#define GG_HEAVY_CHUNK 128
 #endif
 struct GGShortRow {
     const i64* offsets;
     __device__ __forceinline__ bool operator()(int v) const { return offsets[v + 1] - offsets[v] < GG_HEAVY_CHUNK; }
 };
 
-template <class F>
-__device__ void gg_heavy_pull(const GGPersistentState& st, int n, int weighted, F f, GGOut out) {
+template <class R>
+__device__ void gg_split_pull(const i64* t_offsets, const int* t_indices, const float* t_weights,
+                              const int* chunk_rows, const i64* chunk_first, const i64* chunk_last, u64 chunks, int n,
+                              int weighted, R r, GGOut out) {
     const int lane = gg_lane();
     const int warps = gridDim.x * blockDim.x / GG_WARP;
-    for (u32 c = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP; c < st.heavy_chunks; c += warps) {
-        const int v = st.heavy_chunk_rows[c];
-        const bool hit = gg_pull_row<GG_WARP>(st.heavy_t_indices, st.heavy_t_weights, weighted, st.bucket_bits, 0, f, v,
-                                              st.heavy_chunk_first[c], st.heavy_chunk_last[c], lane, GG_FULL_MASK);
-        gg_emit(out, lane == 0 && hit, v);
+    for (u32 c = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP; c < chunks; c += warps) {
+        const int v = chunk_rows[c];
+        const double best = gg_reduce_row<GG_WARP>(t_indices, t_weights, weighted, nullptr, 1, r, chunk_first[c],
+                                                   chunk_last[c], lane, GG_FULL_MASK);
+        gg_emit(out, lane == 0 && r.commit(v, best), v);
     }
-    gg_pull_warp_gathered(st.heavy_t_offsets, st.heavy_t_indices, st.heavy_t_weights, weighted, st.bucket_bits, 0, n,
-                          GGShortRow{st.heavy_t_offsets}, f, out);
+    gg_reduce_warp_gathered(t_offsets, t_indices, t_weights, weighted, nullptr, 1, n, GGShortRow{t_offsets}, r, out);
 }
 
 // The bucket is done (its worklist ran dry): expand its senders' heavy rows once, with their final values, into the
@@ -356,8 +374,8 @@ __device__ void gg_heavy_pull(const GGPersistentState& st, int n, int weighted, 
 // lists into the other part, whose sizes were cleared here (read at the previous expansion, before its barrier); the
 // bucket bits are cleared here. `listed`: heavy arcs listed before this bucket (st.heavy_edges then).
 // Direction (SEP-Graph's push/pull choice, for the heavy arcs): a bucket whose senders hold at least heavy_pull heavy
-// arcs pulls them instead -- every vertex scans its heavy in-arcs (heavy_t_*) for senders of the bucket (their bucket
-// bits) and keeps the best, no atomics on contended targets. Kron's big bucket lists most of the graph: pushing its
+// arcs pulls them instead -- every vertex scans its heavy in-arcs (heavy_t_*, gg_split_pull) and keeps the best, no
+// atomics on contended targets. Kron's big bucket lists most of the graph: pushing its
 // 54M heavy arcs took a third of an SSSP (docs/performance.md#kernel-comments).
 template <class P, class Expand>
 __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int weighted, double* buffer,
@@ -370,8 +388,10 @@ __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int
     const bool pull = st.heavy_t_offsets && total - listed >= st.heavy_pull;
     const GGOut out{Q, &st.bucket_n[4 + part], st.claim_bits, nullptr, 1};
     if (pull) {
-        gg_heavy_pull(st, n, weighted, GGProgramPull<P>{message, buffer, monoid, 0, p}, out);
-        // every scan done with the bucket bits before they clear, and every thread has read heavy_edges: a pull scans
+        gg_split_pull(st.heavy_t_offsets, st.heavy_t_indices, st.heavy_t_weights, st.heavy_chunk_rows,
+                      st.heavy_chunk_first, st.heavy_chunk_last, st.heavy_chunks, n, weighted,
+                      GGProgramReduce<P>{message, buffer, monoid, p}, out);
+        // every thread has read heavy_edges (and the pull's queue count is complete): a pull scans
         // every heavy arc, so the trace's count becomes all of them instead of the listed senders' (the same `listed`
         // in every thread: the count after this add)
         if (!gg_grid_sync(st.barrier, status)) return false;
@@ -658,18 +678,27 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             }
         }
         if (policy == GG_DIR_PULL) previous_active = ns;
+        // the light/heavy split's light rounds: senders holding at least light_pull light arcs pull every light arc
+        // instead (gg_split_pull from every source, as the heavy rows' pull: a label-correcting pass), no atomics
+        // on the hubs' contended targets (kron's big bucket: docs/performance.md#near-far-sssp)
+        const bool light_pull = policy == GG_DIR_PUSH && st.light_t_offsets && ne >= st.light_pull;
         if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) {
             i64* row = st.log + (i64)r * GG_LOG_FIELDS;
             row[0] = qsize;
             row[1] = ns;
-            row[2] = (i64)ne;
-            row[3] = policy;
+            row[2] = light_pull ? st.light_t_offsets[n] : (i64)ne;
+            row[3] = light_pull ? GG_DIR_LIGHT_PULL : policy;
             row[4] = (i64)gg_globaltimer();
         }
         int* Qn = st.queue[in ^ 1];
         u32* out_count = &counters[1];
         if (ns > 0) {
-            if (policy == GG_DIR_PUSH) {
+            if (light_pull) {
+                gg_split_pull(st.light_t_offsets, st.light_t_indices, st.light_t_weights, st.light_chunk_rows,
+                              st.light_chunk_first, st.light_chunk_last, st.light_chunks, n, weighted,
+                              GGProgramReduce<P>{message, buffer, monoid, p},
+                              GGOut{Qn, out_count, st.claim_bits, nullptr, 1});
+            } else if (policy == GG_DIR_PUSH) {
                 gg_push_senders<Expand>(offsets, indices, weights, weighted, S, ns_small, H, nh,
                                         GGProgramPush<P>{message, buffer, monoid, p, st.visited},
                                         GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports);
@@ -688,7 +717,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         }
         if (!gg_grid_sync(st.barrier, status)) return;
         qsize = ns > 0 ? (int)gg_load(out_count) : 0;
-        claimed = policy == GG_DIR_PUSH;
+        claimed = policy == GG_DIR_PUSH;  // a light pull claims too: its chunks may find a row twice
         in ^= 1;
     }
     if (r < max_rounds && st.heavy_offsets && gg_heavy_rows<P, Expand>(st, part, n, weighted, buffer, message, monoid,
@@ -697,8 +726,12 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         claimed = true;  // the heavy rows claim what they queue, and so does the bucket refill
         continue;
     }
+    // the tail: once the buckets' senders have listed (or pulled) half the heavy arcs, the rest of the far pile goes
+    // in buckets of the widest width at once -- its vertices have few arcs left to relax again, and each narrow bucket
+    // cost two passes over the pile and its grid barriers (docs/performance.md#near-far-sssp)
+    const bool tail = st.heavy_offsets && 2 * listed >= (u64)st.heavy_offsets[n];
     if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in], st.claim_bits,
-                                           qsize, status, widen)) break;
+                                           qsize, status, widen, tail)) break;
     claimed = true;
     }
     if (status[0]) return;

@@ -95,6 +95,24 @@ struct GGProgramPull {
     }
 };
 
+// pull, reducing (gg_reduce_vertex_group): a min or max program without early exit offers edge(message[u], w) per
+// in-edge; the row's best is kept in v's buffer once, and v is activated when it improved.
+template <class P>
+struct GGProgramReduce {
+    const double* message;
+    double* buffer;
+    int monoid;
+    P p;
+    __device__ __forceinline__ double identity() const { return monoid == GG_MIN ? GG_INF : -GG_INF; }
+    __device__ __forceinline__ double candidate(int u, float w) const { return p.edge(message[u], w); }
+    __device__ __forceinline__ double better(double a, double b) const {
+        return monoid == GG_MIN ? (b < a ? b : a) : (b > a ? b : a);
+    }
+    __device__ __forceinline__ bool commit(int v, double best) const {
+        return gg_improves(monoid, buffer[v], best) && gg_accumulate(monoid, buffer + v, best);
+    }
+};
+
 // Bottom-up step of a first-wins program (Beamer et al.'s bottom-up BFS, with Busato & Bombieri's bitmask lookup of the
 // active sources): a thread per candidate, which stops at its first improving in-edge. A thread walks many candidates
 // one after another, each a chain of dependent loads, so the pass is written to shorten the chain: the candidate's
@@ -206,6 +224,11 @@ __device__ void gg_program_pull(const i64* t_offsets, const int* t_indices, cons
         return;
     }
     GGProgramCandidate<P> c{value, skip_settled, p};
+    if (!first_wins && monoid != GG_SUM) {
+        gg_reduce_vertex_group<G>(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, c,
+                                  GGProgramReduce<P>{message, buffer, monoid, p}, out);
+        return;
+    }
     GGProgramPull<P> f{message, buffer, monoid, first_wins, p};
     gg_pull_vertex_group<G>(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, c, f, out);
 }

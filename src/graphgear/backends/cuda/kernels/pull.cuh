@@ -124,6 +124,95 @@ __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices,
     }
 }
 
+// Reducing pull (a min or max without early exit: near-far's heavy rows, label-correcting pulls): a row's best
+// candidate is found first and committed ONCE per row (or chunk), where the per-edge functor above reads the target's
+// buffer and may update it atomically at every in-edge. The per-edge form serialises each in-edge's message load
+// behind the previous edge's atomic (the compiler cannot move a load across it); here GG_PULL_ILP in-edges of a lane
+// have their index, bit and message loads in flight together.
+// R: __device__ double identity() const                  -- the monoid's identity (nothing found)
+//    __device__ double candidate(int u, float w) const     -- what in-edge (u, w) offers
+//    __device__ double better(double a, double b) const
+//    __device__ bool commit(int v, double best) const      -- keep best in v's buffer; whether v is activated
+
+// One row [start, end) reduced by a group of G lanes (every lane returns the group's best); every lane of the group
+// calls it with the same start and end.
+template <int G, class R>
+__device__ __forceinline__ double gg_reduce_row(const int* t_indices, const float* t_weights, int weighted,
+                                                const u32* active_bits, int all_active, R r, i64 start, i64 end,
+                                                int lane_in_group, u32 group_mask) {
+    double best = r.identity();
+    for (i64 step = start + lane_in_group; step < end; step += (i64)G * GG_PULL_ILP) {
+        int u[GG_PULL_ILP];
+        #pragma unroll
+        for (int j = 0; j < GG_PULL_ILP; ++j) u[j] = step + (i64)j * G < end ? t_indices[step + (i64)j * G] : -1;
+        #pragma unroll
+        for (int j = 0; j < GG_PULL_ILP; ++j)
+            if (u[j] >= 0 && !all_active && !gg_test_bit(active_bits, u[j])) u[j] = -1;
+        #pragma unroll
+        for (int j = 0; j < GG_PULL_ILP; ++j)
+            if (u[j] >= 0) best = r.better(best, r.candidate(u[j], gg_weight(t_weights, weighted, step + (i64)j * G)));
+    }
+    #pragma unroll
+    for (int d = G / 2; d > 0; d >>= 1) best = r.better(best, __shfl_xor_sync(group_mask, best, d, G));
+    return best;
+}
+
+// gg_pull_warp_gathered's reducing form: rows of GG_PULL_GATHER_DEGREE in-edges and more by the whole warp, the
+// others by their own thread; every lane commits its row's best after the warp's rows are reduced (a commit per
+// gathered row inside the loop put its buffer load and atomic on the warp's path from row to row).
+template <class C, class R>
+__device__ void gg_reduce_warp_gathered(const i64* t_offsets, const int* t_indices, const float* t_weights,
+                                        int weighted, const u32* active_bits, int all_active, int n, C candidate, R r,
+                                        GGOut out) {
+    const int lane = gg_lane();
+    const int stride = gridDim.x * blockDim.x;
+    for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
+        const int v = base + threadIdx.x;
+        const bool is_candidate = v < n && candidate(v);
+        const i64 start = is_candidate ? t_offsets[v] : 0;
+        const i64 end = is_candidate ? t_offsets[v + 1] : 0;
+        const bool gathered = end - start >= GG_PULL_GATHER_DEGREE;
+        double mine = r.identity();
+        u32 big = __ballot_sync(GG_FULL_MASK, gathered);
+        while (big) {
+            const int leader = __ffs(big) - 1;
+            big &= big - 1;
+            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
+            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
+            const double best = gg_reduce_row<GG_WARP>(t_indices, t_weights, weighted, active_bits, all_active, r, bs,
+                                                       be, lane, GG_FULL_MASK);
+            if (lane == leader) mine = best;
+        }
+        if (!gathered) mine = gg_reduce_row<1>(t_indices, t_weights, weighted, active_bits, all_active, r, start, end, 0, 0u);
+        gg_emit(out, is_candidate && r.commit(v, mine), v);
+    }
+}
+
+// gg_pull_vertex_group's reducing form: G lanes a candidate (G == 1: gg_reduce_warp_gathered).
+template <int G, class C, class R>
+__device__ void gg_reduce_vertex_group(const i64* t_offsets, const int* t_indices, const float* t_weights,
+                                       int weighted, const u32* active_bits, int all_active, int n, C candidate, R r,
+                                       GGOut out) {
+    if (G == 1) {
+        gg_reduce_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, r,
+                                out);
+        return;
+    }
+    const int lane_in_group = threadIdx.x % G;
+    const int groups = gridDim.x * blockDim.x / G;
+    const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
+    const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
+    for (int v = group; v < n; v += groups) {  // v is the same for the G lanes of a group: uniform branches
+        int is_candidate = 0;
+        if (lane_in_group == 0) is_candidate = candidate(v) ? 1 : 0;
+        is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
+        if (!is_candidate) continue;
+        const double best = gg_reduce_row<G>(t_indices, t_weights, weighted, active_bits, all_active, r,
+                                             t_offsets[v], t_offsets[v + 1], lane_in_group, group_mask);
+        if (lane_in_group == 0) gg_emit(out, r.commit(v, best), v);
+    }
+}
+
 // Convert a bool map to a bitmap (one bit per vertex), warp-cooperatively: lane i of a warp holds vertex base + i.
 __device__ void gg_mask_to_bits(const unsigned char* mask, int n, u32* bits) {
     const int stride = gridDim.x * blockDim.x;
