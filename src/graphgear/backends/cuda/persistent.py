@@ -384,10 +384,11 @@ class PersistentDriver:
         light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy split: the rounds push the
         arcs lighter than delta, and each bucket's senders push their heavy arcs once when the bucket is done
         (CudaGraph.light_heavy; the non-fused rounds). A bucket whose senders hold at least 1/heavy_pull_ratio of the
-        heavy arcs pulls them instead (CudaGraph.split_csc: each vertex keeps its best heavy in-arc,
-        no contended atomics), and on a low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max
-        (kernels/persistent.cuh gg_next_bucket; each measured alone and together on kron:21:w in
-        docs/performance.md#heavy-rows-pulled-adaptive-widths).
+        heavy arcs pulls them instead, and a round whose senders hold 1/light_pull_ratio of the light arcs pulls
+        every light arc (CudaGraph.split_csc: each vertex keeps its best in-arc, no contended atomics); on a
+        low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max, and take the widest width once
+        half the heavy arcs are listed (kernels/persistent.cuh gg_next_bucket; each measured on kron:21:w in
+        docs/performance.md#heavy-rows-pulled-adaptive-widths and #split-pulls-the-tail-light-rounds-pulled).
         worklist None starts from the state's single-source start (program_state's `source`), made in the same
         launch. Everything but the program state and the start is packed once per graph and configuration
         (PersistentPlan): the kernel takes one struct, GGPersistentArgs.
@@ -397,8 +398,7 @@ class PersistentDriver:
         B = self._persistent_buffers(G)
         key = (s.module, strategy, mode, rules, max_rounds, delta, threshold, light_heavy, self.grid_gather_degree,
                self.persistent_pull_group, self.heavy_pull_ratio, self.light_pull_ratio, self.bucket_widen_max,
-               self.persistent_blocks_per_sm,
-               self.persistent_blocks)
+               self.persistent_blocks_per_sm, self.persistent_blocks)
         plan = B.plans.get(key)
         if plan is None:
             plan = B.plans[key] = self._persistent_plan(G, B, s, strategy, mode, rules, max_rounds, delta, threshold,
