@@ -32,7 +32,7 @@ import numpy as np
 
 from ..engine.strategy import Strategy
 from ..errors import StrategyError
-from .references import agreement
+from .references import agreement, output_of
 from .suites import default_source, run_algorithm
 
 __all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies", "strategy_label",
@@ -119,20 +119,6 @@ class AdaptiveRow:
         return self.auto_ms / self.best[1]
 
 
-def _reference_form(algorithm: str, result: Any) -> Any:
-    """auto's result in the form bench.references.agreement takes as the expected output."""
-    if algorithm == "bfs":
-        d = np.asarray(result.distances, dtype=np.float64)
-        return np.where(d < 0, np.inf, d)
-    if algorithm == "sssp":
-        return np.asarray(result.distances, dtype=np.float64)
-    if algorithm == "cc":
-        return result.labels
-    if algorithm == "pagerank":
-        return result.ranks
-    return result.centrality
-
-
 def _agrees(algorithm: str, result: Any, auto: Any, num_vertices: int) -> tuple[bool, str]:
     """Whether a fixed strategy's result is auto's. Exact for the traversals and components; PageRank stops at the
     first iterate whose L1 change is below N * tol (networkx's rule, tol 1e-6 as run here), and such an iterate lies
@@ -142,7 +128,7 @@ def _agrees(algorithm: str, result: Any, auto: Any, num_vertices: int) -> tuple[
         bound = 2 * alpha / (1 - alpha) * num_vertices * tol
         l1 = float(np.abs(np.asarray(result.ranks) - np.asarray(auto.ranks)).sum())
         return l1 <= bound, f"L1 {l1:.1e} against the stopping rule's {bound:.1e}"
-    return agreement(algorithm, result, _reference_form(algorithm, auto))
+    return agreement(algorithm, result, output_of(algorithm, auto))
 
 
 def _timers(backend: str, repeat: int) -> tuple[Callable, Callable]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Reference", "references", "agreement", "BC_SAMPLES", "pagerank_power", "tree_depths"]
+__all__ = ["Reference", "references", "agreement", "output_of", "BC_SAMPLES", "pagerank_power", "tree_depths"]
 
 BC_SAMPLES = 8  # betweenness in the smoke suite samples this many sources (seeded), networkx samples the same ones
 
@@ -155,13 +155,21 @@ def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(canonical_labels(np.asarray(a)), canonical_labels(np.asarray(b))))
 
 
+def output_of(algorithm: str, result: Any) -> Any:
+    """A graphgear result's output in the form the references give theirs: float distances with inf where unreached
+    (BFS's -1 included), labels, ranks, centrality or colours."""
+    if algorithm in ("bfs", "sssp"):
+        d = np.asarray(result.distances, dtype=np.float64)
+        return np.where(d < 0, np.inf, d) if algorithm == "bfs" else d
+    attribute = {"cc": "labels", "scc": "labels", "pagerank": "ranks", "bc": "centrality", "color": "colors"}
+    return getattr(result, attribute[algorithm])
+
+
 def agreement(algorithm: str, result: Any, expected: Any) -> tuple[bool, str]:
     """(agrees, detail) between a graphgear result and a reference's output."""
     expected = np.asarray(expected)
     if algorithm in ("bfs", "sssp"):
-        ours = np.asarray(result.distances, dtype=np.float64)
-        if algorithm == "bfs":
-            ours = np.where(ours < 0, np.inf, ours)
+        ours = output_of(algorithm, result)
         same_reach = np.array_equal(np.isfinite(ours), np.isfinite(expected))
         finite = np.isfinite(expected)
         close = same_reach and np.allclose(ours[finite], expected[finite], rtol=1e-9, atol=0)
