@@ -263,6 +263,29 @@ def test_numbering_by_roots_across_words_and_chunks(backend, n):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("strategy", ("auto", "drive=data"))
+def test_unnumbered_afforest_gives_each_run_its_own_comp(backend, strategy):
+    """afforest(numbered=False): comp[v] is the smallest vertex of v's weak component, as SciPy's labels say, and a
+    run's comp is its own (the topology run's plan takes each call's comp): a later run on the same graph and on
+    another of its size leaves it as it was."""
+    from graphgear.backends import get_backend
+
+    be = get_backend(backend)
+    graphs = [gg.load("er:500:0.8"), gg.load("er:500:1.5")]
+
+    def smallest(g: Graph) -> np.ndarray:
+        labels = scipy_components(g.to_scipy(), directed=True, connection="weak")[1]
+        first = np.full(labels.max() + 1, g.num_vertices)
+        np.minimum.at(first, labels, np.arange(g.num_vertices))
+        return first[labels]
+
+    runs = [cc_module.afforest(g, backend=be, strategy=strategy) for g in graphs + graphs]
+    for (comp, _, check_run), g in zip(runs, graphs + graphs):
+        check_run()
+        np.testing.assert_array_equal(be.to_host(comp), smallest(g))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("strategy", ("auto", "drive=data"))
 def test_runs_sharing_a_workspace_keep_their_own_results_and_traces(backend, strategy):
     """Afforest's numbered runs on one graph share its workspace (comp, the numbering's scratch) but not their
     results or their final-phase rows: a run's labels and its trace, read only after a later run on the same graph

@@ -398,8 +398,8 @@ class _Workspace:
     then the vertex count, for START), GAP's NUM_SAMPLES random picks and their roots' scratch, and for numbered runs
     the comp array, whose state tuples are made here once. A numbered run's comp does not outlive it (its numbers are
     the run's own array), and one thread's runs follow each other, so they share it (a workspace per host thread). A
-    call then allocates only its final-phase row (the trace reads it later), its numbers and its step stamps, and
-    the default run (numbered, topology-driven) launches a plan made once (`step_plan`): each CuPy allocation, view
+    call then allocates only its final-phase row (the trace reads it later), its numbers (or its comp) and its step
+    stamps, and a topology-driven run launches a plan made once per numbering (`step_plan`): each CuPy allocation, view
     or copy, and each launch argument packed, costs the host microseconds while the GPU waits
     (docs/performance.md#host-time-of-a-call)."""
 
@@ -422,7 +422,9 @@ class _Workspace:
         self.roots = xp.empty(NUM_SAMPLES, dtype=self.index_dtype)
         self.comp = xp.empty(n, dtype=self.index_dtype)
         self.sampling = self.rounds(self.comp)
-        self.plan: Any = None  # the numbered topology run's StepPlan, made at its first run (final, number per run)
+        # the topology run's StepPlan by `numbered`, made at its first run (per run: its final row, and its numbers
+        # or, unnumbered, its comp)
+        self.plans: dict[bool, Any] = {}
 
     def rounds(self, comp: Any) -> list[tuple]:
         """The sampling rounds' states over `comp`."""
@@ -489,37 +491,34 @@ def afforest(graph: Graph, *, backend: Any = "auto", strategy: Any = "auto",
     ws = _workspace(be, graph)
     final = xp.empty(PARAMS, dtype=np.int64)  # this call's final-phase row, set by START: the trace reads it later
     filtered = ""
-    if numbered and base.drive != "data":  # the default: one launch, planned at the workspace's first such run
-        number = xp.empty(n, dtype=np.int64)
-        if ws.plan is None:
-            steps, state = _sampling_steps(ws, ws.comp, final)
-            numbering, _ = numbering_steps(be, ws.comp, number)
-            ws.plan = be.step_plan(steps + _final_steps(state, n) + numbering, per_run=(final, number))
-        runs = (ws.plan.run(final, number),)
+    # a numbered run's comp is the workspace's; an unnumbered run returns comp, so it gets its own
+    comp = ws.comp if numbered else xp.empty(n, dtype=ws.index_dtype)
+    if base.drive != "data":  # GAP's topology loop (the default): one launch, planned at the workspace's first run
+        number = xp.empty(n, dtype=np.int64) if numbered else comp  # of this numbering; then this call's arrays
+        plan = ws.plans.get(numbered)
+        if plan is None:
+            steps, state = _sampling_steps(ws, comp, final)
+            numbering = numbering_steps(be, comp, number)[0] if numbered else []
+            plan = ws.plans[numbered] = be.step_plan(steps + _final_steps(state, n) + numbering,
+                                                     per_run=(final, number))
+        runs = (plan.run(final, number),)
         checks = (runs[0].check,)
         link, linked = topology, n
-    else:
-        # a numbered run's comp is the workspace's; an unnumbered run returns comp, so it gets its own
-        comp = ws.comp if numbered else xp.empty(n, dtype=ws.index_dtype)
+    else:  # the vertices outside the giant component filtered into a queue first
         steps, state = _sampling_steps(ws, comp, final)
         numbering, number = numbering_steps(be, comp) if numbered else ([], comp)
-        if base.drive == "data":  # the vertices outside the giant component filtered into a queue first
-            sampled = be.run_steps(steps)
-            link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
-            timeline = be.timeline()
-            timeline.mark()
-            frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
-            be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
-            timeline.mark()
-            be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
-            timeline.mark()
-            runs = (sampled, timeline) + ((be.run_steps(numbering),) if numbered else ())
-            checks = (sampled.check, runs[-1].check)
-            linked, filtered = frontier.size, " (filtered queue)"
-        else:  # GAP's topology loop: every vertex, those of the giant component return at once
-            runs = (be.run_steps(steps + _final_steps(state, n) + numbering),)
-            checks = (runs[0].check,)
-            link, linked = topology, n
+        sampled = be.run_steps(steps)
+        link = base.with_(frontier="vertex_queue") if base.frontier == "edge_queue" else base
+        timeline = be.timeline()
+        timeline.mark()
+        frontier = be.filter(Frontier.all_vertices(n, xp), OUTSIDE_GIANT, state)
+        be.for_each_vertex(frontier, LINK_REMAINING, state, num_vertices=n)
+        timeline.mark()
+        be.for_each_vertex(None, COMPRESS, state, num_vertices=n)
+        timeline.mark()
+        runs = (sampled, timeline) + ((be.run_steps(numbering),) if numbered else ())
+        checks = (sampled.check, runs[-1].check)
+        linked, filtered = frontier.size, " (filtered queue)"
     numbering_count = NUMBERING_STEPS if numbered else 0
 
     def seconds() -> list[float]:

@@ -513,7 +513,7 @@ class _PrioritySchedule:
         return np.asarray([self.alpha, self.threshold(buffer), self.flag], dtype=np.float64)
 
     def __call__(self, be: Any, state: Any) -> Frontier:
-        state.params = be.asarray(np.append(self.params(state.buffer), 0.0))  # a new array: the GPU caches params
+        state.params = be.program_params(self.params(state.buffer))
         return Frontier.from_mask(be.xp.abs(state.buffer) > self.eps)
 
 

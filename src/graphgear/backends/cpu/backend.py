@@ -252,6 +252,12 @@ class CpuBackend:
         return out
 
     # --------------------------------------------------------------------------------------------------- programs
+    @staticmethod
+    def program_params(params: Any) -> np.ndarray:
+        """A program's parameters as its kernels read them (ProgramState.params): float64, contiguous. A hook between
+        rounds that changes them (PageRank's priority threshold) sets the state's params to this."""
+        return np.ascontiguousarray(params, dtype=np.float64)
+
     def program_state(self, G: CpuGraph, program: Any, value: np.ndarray | None, buffer: np.ndarray | None,
                       params: np.ndarray, copy: bool = True, source: int | None = None) -> ProgramState:
         """Arrays and compiled functions of a vertex program about to run on G; `value` and `buffer` are copied (the
@@ -268,7 +274,7 @@ class CpuBackend:
             buffer=np.array(buffer, dtype=np.float64, copy=copy or None),
             message=np.full(n, identity, dtype=np.float64),
             send=np.zeros(n, dtype=np.bool_),
-            params=np.ascontiguousarray(params, dtype=np.float64),
+            params=self.program_params(params),
             compute=cpu_function(program.compute),
             edge=cpu_function(program.edge),
             settled=cpu_function(program.settled),

@@ -12,7 +12,7 @@ import numpy as np
 from ...errors import DeviceMemoryError
 from . import runtime as rt
 from .runtime import cupy
-from .sources import HEAVY_CHUNK
+from .sources import HEAVY_CHUNK, SPLIT_CHUNK_FROM
 
 
 @dataclass
@@ -123,7 +123,7 @@ class CudaGraph:
             t_offsets = cp.zeros(self.num_vertices + 1, dtype=cp.int64)
             cp.cumsum(cp.bincount(indices, minlength=self.num_vertices), out=t_offsets[1:])
             csc = self._light_heavy[key] = (t_offsets, rows[order], weights[order],
-                                            *hub_chunks(t_offsets, HEAVY_CHUNK, HEAVY_CHUNK))
+                                            *hub_chunks(t_offsets, SPLIT_CHUNK_FROM, HEAVY_CHUNK))
         return csc
 
 

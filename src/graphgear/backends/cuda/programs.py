@@ -89,7 +89,7 @@ class Programs:
             value=self._float64(value, copy), buffer=self._float64(buffer, copy),
             message=cp.empty(n, dtype=cp.float64), message_fill=IDENTITY[monoid],
             source=-1 if source is None else source, send=None,
-            params=self._device_params(params), program=program, monoid=monoid,
+            params=self.program_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=None,  # made by _lookup / _persistent_visited when a strategy first asks for bitmask lookup
         )
@@ -102,9 +102,10 @@ class Programs:
             return array
         return cp.array(array, dtype=cp.float64, copy=copy)
 
-    def _device_params(self, params: Any) -> Any:
-        """A program's parameters (plus a trailing 0 so the array is never empty) on the device, cached by value:
-        kernels only read them, and a host-to-device copy per run costs a synchronous round trip."""
+    def program_params(self, params: Any) -> Any:
+        """A program's parameters as its kernels read them (the state's params): on the device, plus a trailing 0 so
+        the array is never empty, cached by value (kernels only read them, and a host-to-device copy per run costs a
+        synchronous round trip). A hook between rounds that changes them sets the state's params to this."""
         params = np.asarray(params, dtype=np.float64)
         key = params.tobytes()  # the trailing 0 adds nothing to the key (np.append per run cost a few us)
         device = self._params.get(key)

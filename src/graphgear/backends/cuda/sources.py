@@ -17,6 +17,9 @@ MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
 # near-far's split pulls: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK;
 # docs/performance.md#near-far-sssp)
 HEAVY_CHUNK = 128
+# ... and the rows from this many in-arcs are chunked (below it a thread each): a warp walking a run of rows of 32-127
+# in-arcs one after another left the others idle (GG_SPLIT_CHUNK_FROM)
+SPLIT_CHUNK_FROM = 32
 
 _struct_fields: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}  # struct_fields, read once each
 
@@ -323,4 +326,4 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "(int)a.first_wins, (int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, "
         "a.threshold, rules, a.st, GGP{a.params});\n}\n"
     )
-    return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n", INCLUDES, program_struct(program), expand, kernel])
+    return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n#define GG_SPLIT_CHUNK_FROM {SPLIT_CHUNK_FROM}\n", INCLUDES, program_struct(program), expand, kernel])

@@ -342,15 +342,21 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
 // or chunk); a vertex that improved goes to `out`. Every source is read, not only the round's or the bucket's
 // senders: a message is inf (the launch fills them) or a distance its vertex computed, so every in-arc offers the
 // length of a real path, and a label-correcting pass may take it early; testing the sources' bucket bits made the
-// heavy pull half as long again (docs/performance.md#near-far-sssp). Rows shorter than GG_HEAVY_CHUNK arcs: a thread
-// each, or their warp for rows of 32 and more (gg_reduce_warp_gathered); the longer rows in chunks of GG_HEAVY_CHUNK
-// arcs, a warp each (the host's hub_chunks), so that no warp is left with a run of long rows while the others idle.
-#ifndef GG_HEAVY_CHUNK  // the host's sources.HEAVY_CHUNK, which cuts the chunks
+// heavy pull half as long again (docs/performance.md#near-far-sssp). Rows shorter than GG_SPLIT_CHUNK_FROM arcs: a
+// thread each, or their warp for rows of 32 and more (gg_reduce_warp_gathered); the longer rows in chunks of
+// GG_HEAVY_CHUNK arcs, a warp each (the host's hub_chunks), so that no warp is left with a run of long rows while the
+// others idle.
+#ifndef GG_HEAVY_CHUNK  // the host's sources.HEAVY_CHUNK and SPLIT_CHUNK_FROM, which cut the chunks
 #define GG_HEAVY_CHUNK 128
+#endif
+#ifndef GG_SPLIT_CHUNK_FROM
+#define GG_SPLIT_CHUNK_FROM 32
 #endif
 struct GGShortRow {
     const i64* offsets;
-    __device__ __forceinline__ bool operator()(int v) const { return offsets[v + 1] - offsets[v] < GG_HEAVY_CHUNK; }
+    __device__ __forceinline__ bool operator()(int v) const {
+        return offsets[v + 1] - offsets[v] < GG_SPLIT_CHUNK_FROM;
+    }
 };
 
 template <class R>

@@ -100,6 +100,23 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
     }
 }
 
+// The candidates walked by groups of G lanes (G > 1): v is the same for a group's lanes (uniform branches); the
+// group's first lane asks the candidate predicate (it may read state that changes meanwhile, or write) and broadcasts
+// the answer, so the group's lanes never disagree. body(v, lane_in_group, group_mask) scans a candidate's row.
+template <int G, class C, class B>
+__device__ __forceinline__ void gg_group_candidates(int n, C candidate, B body) {
+    const int lane_in_group = threadIdx.x % G;
+    const int groups = gridDim.x * blockDim.x / G;
+    const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
+    const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
+    for (int v = group; v < n; v += groups) {
+        int is_candidate = 0;
+        if (lane_in_group == 0) is_candidate = candidate(v) ? 1 : 0;
+        is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
+        if (is_candidate) body(v, lane_in_group, group_mask);
+    }
+}
+
 template <int G, class C, class F>
 __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
                                      const u32* active_bits, int all_active, int n, C candidate, F f, GGOut out) {
@@ -107,21 +124,11 @@ __device__ void gg_pull_vertex_group(const i64* t_offsets, const int* t_indices,
         gg_pull_warp_gathered(t_offsets, t_indices, t_weights, weighted, active_bits, all_active, n, candidate, f, out);
         return;
     }
-    const int lane_in_group = threadIdx.x % G;
-    const int groups = gridDim.x * blockDim.x / G;
-    const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
-    const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
-    for (int v = group; v < n; v += groups) {  // v is the same for the G lanes of a group: uniform branches
-        // the group's first lane asks the candidate predicate (it may read state that changes meanwhile, or write)
-        // and broadcasts the answer, so the group's lanes never disagree
-        int is_candidate = 0;
-        if (lane_in_group == 0) is_candidate = candidate(v) ? 1 : 0;
-        is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
-        if (!is_candidate) continue;
+    gg_group_candidates<G>(n, candidate, [&](int v, int lane_in_group, u32 group_mask) {
         const bool activated = gg_pull_row<G>(t_indices, t_weights, weighted, active_bits, all_active, f, v, t_offsets[v],
                                               t_offsets[v + 1], lane_in_group, group_mask);
         if (lane_in_group == 0) gg_emit(out, activated, v);
-    }
+    });
 }
 
 // Reducing pull (a min or max without early exit: near-far's heavy rows, label-correcting pulls): a row's best
@@ -198,19 +205,11 @@ __device__ void gg_reduce_vertex_group(const i64* t_offsets, const int* t_indice
                                 out);
         return;
     }
-    const int lane_in_group = threadIdx.x % G;
-    const int groups = gridDim.x * blockDim.x / G;
-    const int group = (blockIdx.x * blockDim.x + threadIdx.x) / G;
-    const u32 group_mask = G == 32 ? GG_FULL_MASK : (((1u << G) - 1u) << ((threadIdx.x & 31) / G * G));
-    for (int v = group; v < n; v += groups) {  // v is the same for the G lanes of a group: uniform branches
-        int is_candidate = 0;
-        if (lane_in_group == 0) is_candidate = candidate(v) ? 1 : 0;
-        is_candidate = __shfl_sync(group_mask, is_candidate, (threadIdx.x & 31) / G * G);
-        if (!is_candidate) continue;
+    gg_group_candidates<G>(n, candidate, [&](int v, int lane_in_group, u32 group_mask) {
         const double best = gg_reduce_row<G>(t_indices, t_weights, weighted, active_bits, all_active, r,
                                              t_offsets[v], t_offsets[v + 1], lane_in_group, group_mask);
         if (lane_in_group == 0) gg_emit(out, r.commit(v, best), v);
-    }
+    });
 }
 
 // Convert a bool map to a bitmap (one bit per vertex), warp-cooperatively: lane i of a warp holds vertex base + i.
