@@ -566,6 +566,22 @@ def test_a_learned_depth_makes_a_graph_high_diameter_where_the_async_pass_is_par
     assert learned_depth(hubs) == "" and not make_controller("auto", hubs, "traversal").sparse
 
 
+
+@pytest.mark.parametrize("algorithm", ("bfs", "sssp", "betweenness_centrality", "strongly_connected_components"))
+def test_the_cpu_takes_no_learned_depth(algorithm):
+    """A depth learned from a device traversal (say a GPU run earlier in the process) is not the CPU's: its async
+    pass is one FIFO worklist on one thread (capabilities.async_order), so its traversals keep their own rule, as
+    the CPU's BFS does, whichever algorithm asks."""
+    from graphgear.engine.controller import DEEP_LEVELS, note_depth
+
+    g = gg.load("rgg:12:w")
+    note_depth(g, DEEP_LEVELS + 20)
+    s = int(np.argmax(g.out_degree()))
+    args = {"bfs": (s,), "sssp": (s,), "betweenness_centrality": (), "strongly_connected_components": ()}[algorithm]
+    kwargs = {"sources": [s]} if algorithm == "betweenness_centrality" else {}
+    trace = getattr(gg, algorithm)(g, *args, backend="cpu", **kwargs).trace
+    assert trace.rows and not any("an earlier traversal" in row.reason for row in trace.rows)
+
 @pytest.mark.gpu
 def test_bfs_on_the_gpu_learns_a_deep_graph_from_its_first_traversal():
     """rgg:14 (|E|/|V| 9, 114 levels): the first BFS runs level by level (SEP-Graph's delta test misses it), records

@@ -282,7 +282,7 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
     sigma.fill(0.0)
     level[s] = 0
     sigma[s] = 1.0
-    controller = make_controller(strategy, graph, "traversal")
+    controller = make_controller(strategy, graph, "traversal", async_order=be.capabilities.async_order)
     frontier = Frontier.from_vertices(one_vertex(xp, s), n)
     levels = [frontier]
     level_edges = []  # out-edges of each level's frontier (the controller's count, kept for the backward trace)
@@ -404,7 +404,7 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
                   controller=make_controller(strategy, graph, "traversal").name)
     automatic = isinstance(strategy, str) and strategy in CONTROLLERS  # a caller's own Strategy runs as given
-    first = _one_pass_decision(G.graph, ids, strategy) if be.capabilities.brandes_loop and automatic else None
+    first = _one_pass_decision(G.graph, ids, strategy, be.capabilities.async_order) if be.capabilities.brandes_loop and automatic else None
     if first is not None:  # Brandes' whole loop on the device, one launch per source, read back when first read
         run = be.brandes(G, ids, bc, endpoints)
         trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
@@ -420,7 +420,7 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
 
 
-def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any) -> Any:
+def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any, async_order: str) -> Any:
     """The controller's first decision where it is one async push-dd pass (SEP-Graph's delta test: a high-diameter
     graph), which a backend with capabilities.brandes_loop runs as Brandes' whole loop on the device (DEVICE_LOOP);
     None otherwise (the host drives the levels)."""
@@ -428,7 +428,7 @@ def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any) -> Any:
         return None
     s = ids[0]
     info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
-    decision = make_controller(strategy, graph, "traversal").choose(info)
+    decision = make_controller(strategy, graph, "traversal", async_order=async_order).choose(info)
     st = decision.strategy
     return decision if (st.sync, st.direction, st.drive) == ("async", "push", "data") else None
 

@@ -388,7 +388,7 @@ class _Run:
         self.G = be.graph(graph)
         self.alive = xp.ones(n, dtype=np.int8)
         self.label = xp.empty(n, dtype=np.int64)  # every vertex is labelled by one of the steps
-        self.controller = make_controller(strategy, graph, "traversal")
+        self.controller = make_controller(strategy, graph, "traversal", async_order=be.capabilities.async_order)
         self.checks: list[Any] = []  # device runs read back lazily: each raises if its run failed
         # every label is its SCC's smallest vertex (trim's, FW-BW's on the device and Tarjan's are; the coloring's
         # are the largest), so numbered_components numbers them in one run without reading anything back
@@ -492,7 +492,8 @@ class _Run:
         start = Frontier.from_vertices(one_vertex(xp, pivot), n)
         for G, mark, way in ((self.G, self.forward, "forward"), (self.R, self.backward, "backward")):
             mark[pivot] = 1
-            controller = make_controller(self.strategy, self.graph, "traversal")
+            controller = make_controller(self.strategy, self.graph, "traversal",
+                                         async_order=self.be.capabilities.async_order)
             self.propagate(G, start, mark, self.same, 1, controller, "fw-bw", f"{way} BFS from pivot {pivot}")
         self.settle()
 
@@ -547,7 +548,7 @@ class _Run:
                            controller, "color", f"coloring round {rounds}: max-color propagation")
             roots = xp.flatnonzero((self.alive != 0) & (self.color == ids))
             self.backward[roots] = 1  # forward = backward: a root's SCC is what its backward BFS reaches
-            bfs = make_controller(self.strategy, self.graph, "traversal")
+            bfs = make_controller(self.strategy, self.graph, "traversal", async_order=be.capabilities.async_order)
             self.propagate(self.R, Frontier.from_vertices(roots, n), self.backward, self.color, 1, bfs, "color",
                            f"coloring round {rounds}: backward BFS from {roots.size:,} roots within their colors")
             be.for_each_vertex(None, SETTLE, (self.backward, self.backward, self.alive, self.label, self.color),

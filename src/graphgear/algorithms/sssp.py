@@ -509,7 +509,7 @@ def delta_stepping(be: Any, G: Any, graph: Any, s: int, delta: float | None, mea
     `floor` (`smallest_delta`: a narrower one cannot move the bucket bound). `limit`: the cutoff (no bucket beyond
     it is relaxed). The rows go into `trace` when one is given (labelled `phase`), else into a new one."""
     n = graph.num_vertices
-    controller = make_controller(strategy, graph, "traversal")
+    controller = make_controller(strategy, graph, "traversal", async_order=be.capabilities.async_order)
     if isinstance(controller, TraversalController):
         controller = LabelCorrectingTraversal(controller, graph)
     trace = Trace(algorithm="sssp", backend=be.name, controller=controller.name) if trace is None else trace
