@@ -455,6 +455,22 @@ def test_one_gpu_worker_matches_single_process():
 
 
 @pytest.mark.gpu
+def test_one_gpu_worker_matches_single_process_on_real_graphs():
+    """One GPU worker on the ten shared real graphs (road, mesh, social, citation, internet; directed and weighted
+    among them): every distributed algorithm equals the single-process result, as test_real_graphs checks on CPU
+    workers."""
+    c = local_cluster(1, "cuda", processes=False)
+    try:
+        for name in sorted(REAL_GRAPHS):
+            g = gg.load(real_graph(name))
+            with partition(g, c, backend="cuda") as dg:
+                assert dg.backend == "cuda"
+                _same_results(g, dg, source=int(np.argmax(g.out_degree())))
+    finally:
+        c.close()
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("k", (2, 4))
 def test_gpu_workers_match_single_process(k):
     """k GPU workers (dask-cuda, NCCL between processes): every distributed algorithm equals the single-process
