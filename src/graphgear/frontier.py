@@ -122,6 +122,20 @@ class Frontier:
             ids = xp.flatnonzero(self.mask).astype(dtype, copy=False)
         return Frontier(self.num_vertices, queue=ids)
 
+    def sample(self, k: int, rng: np.random.Generator) -> Frontier:
+        """k of the active vertices drawn at random without replacement (this frontier itself where k covers it):
+        MultiGraph's sample of the frontier, run sparse to estimate the whole frontier's sparse cost."""
+        if k >= self.size:
+            return self
+        vertices = self.vertices()
+        xp = _array_module(vertices)
+        picks = rng.choice(self.size, size=int(k), replace=False)
+        return Frontier.from_vertices(vertices[xp.asarray(picks)], self.num_vertices, dtype=vertices.dtype)
+
+    def joined(self, other: Frontier) -> Frontier:
+        """The vertices active in this frontier or in `other`, as a dense frontier."""
+        return Frontier.from_mask(self.to_dense().mask | other.to_dense().mask)
+
     def vertices(self) -> Any:
         """The active vertex ids (ascending for a dense frontier, queue order for a sparse one)."""
         return self.to_sparse().queue

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from .backends import get_backend
-from .engine.controller import (CONTROLLERS, IterationInfo, TraversalController, check_strategy, make_controller,
-                                note_depth)
+from .engine.controller import (CONTROLLERS, Controller, IterationInfo, TraversalController, check_strategy,
+                                make_controller, note_depth)
 from .engine.strategy import Strategy, require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
@@ -159,6 +159,7 @@ def run_program(
         worklist = Frontier.from_vertices(one_vertex(be.xp, source), n)
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
+        sampled, sample_edges, sample_seconds = _sample(be, G, state, worklist, controller, info)
         decision = controller.choose(info)
         # the round timed on the backend's timeline: on the GPU CUDA events around its launches, so a round whose
         # launches return before the kernels end (a topology-driven pull reads nothing back) is timed as it ran on
@@ -166,21 +167,42 @@ def run_program(
         timeline = be.timeline()
         timeline.mark()
         next_worklist, edges = be.program_round(G, state, worklist, decision.strategy)
+        if sampled is not None and sampled.size:  # what the sample reached: its sends are not made again
+            next_worklist = next_worklist.joined(sampled)
         if after_round is not None:
             extra = after_round(be, state)
             if extra is not None and extra.size:  # vertices the hook made active join the next worklist
-                next_worklist = Frontier.from_mask(next_worklist.to_dense().mask | extra.to_dense().mask)
+                next_worklist = next_worklist.joined(extra)
         timeline.mark()
         seconds = timeline.seconds()[0]
         controller.observe(decision, info, seconds)
         trace.add(strategy=str(decision.strategy), path=decision.strategy.path, frontier_vertices=info.frontier_vertices,
-                  frontier_edges=info.frontier_edges, edges_processed=int(edges), seconds=seconds,
-                  decision=decision.decision, reason=decision.reason, phase=phase)
+                  frontier_edges=info.frontier_edges, edges_processed=int(edges) + sample_edges,
+                  seconds=seconds + sample_seconds, decision=decision.decision, reason=decision.reason, phase=phase)
         worklist = next_worklist
         rounds += 1
     if source is not None:  # the single-source start, if no round made it (max_rounds 0)
         be.fill_state(state)
     return ProgramRun(trace, state, be, check)
+
+
+def _sample(be: Any, G: Any, state: Any, worklist: Frontier, controller: Controller,
+            info: IterationInfo) -> tuple[Frontier | None, int, float]:
+    """The sample a controller asks for before it chooses (Controller.sample_plan: MultiGraph's sparse run of a few
+    active vertices), run and timed on the backend's timeline and reported to the controller; returns what it
+    reached (None without a sample), its edges and its seconds, which the iteration's trace row counts."""
+    plan = controller.sample_plan(info)
+    if plan is None:
+        return None, 0, 0.0
+    k, strategy, rng = plan
+    sample = worklist.sample(k, rng)
+    timeline = be.timeline()
+    timeline.mark()
+    reached, edges = be.program_round(G, state, sample, strategy)
+    timeline.mark()
+    seconds = timeline.seconds()[0]
+    controller.observe_sample(sample.size, int(edges), seconds)
+    return reached, int(edges), seconds
 
 
 def programs_on_device(be: Any, strategy: Any) -> bool:

@@ -48,8 +48,8 @@ import numpy as np
 from ..backends import get_backend
 from ..backends.base import Repeat
 from ..backends.cpu.atomics import atomic_add, atomic_max
-from ..engine.controller import (CONTROLLERS, Controller, IterationInfo, check_strategy, fifo_pass,
-                                 make_controller)
+from ..engine.controller import (CONTROLLERS, HYBRID, NAMED_CONTROLLERS, Controller, IterationInfo,
+                                 check_strategy, fifo_pass, make_controller)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..frontier import Frontier, one_vertex
@@ -535,7 +535,10 @@ class _Run:
         found = be.to_host(found)
         if found[0] <= TARJAN_CUTOFF:
             return np.sort(found[1:1 + found[0]])
-        controller = make_controller(self.strategy, self.graph, "iterative")
+        # max-colour propagation is an iterative program, but under "hybrid" it is steered as the traversal from
+        # every remaining vertex that it is: sparse or dense rounds, by their sampled costs
+        kind = "traversal" if self.strategy == HYBRID else "iterative"
+        controller = make_controller(self.strategy, self.graph, kind)
         ids = xp.arange(n, dtype=np.int64)
         rounds = 0
         while True:
@@ -616,7 +619,7 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
     (in order of each component's smallest vertex). An undirected graph gives its connected components."""
     check_strategy(strategy)
     be = get_backend(backend)
-    if isinstance(strategy, str) and strategy not in CONTROLLERS:
+    if isinstance(strategy, str) and strategy not in NAMED_CONTROLLERS:
         strategy = Strategy.parse(strategy)
     run = _Run(be, graph, strategy)
     whole = run.serial_pass() if graph.num_vertices else None

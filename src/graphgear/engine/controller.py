@@ -15,14 +15,22 @@ adaptive  SEP-Graph. Traversals (BFS, SSSP, BC), Algorithm 2: start with push; E
           fastest, updating the normalised time after each round.
 auto      static + adaptive (the default): the table fixes the GPU fields, the adaptive rules steer direction,
           synchronisation and drive.
+hybrid    MultiGraph (Hong et al., PACT'17, Algorithm 3), traversals: each iteration runs sparse (push over the active
+          vertices' out-edges, MultiGraphS's three-stage balancing) or dense (a bitmap frontier, every unsettled
+          vertex scanning its in-edges), whichever is estimated cheaper. EDP, the dense cost, is measured by a dense
+          run (the first iteration's) and ESP, the sparse cost, by running a random sample of the active vertices
+          sparse before each iteration, its time scaled by out-edges (HybridController).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import weakref
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..errors import StrategyError
 from ..graph.graph import described
@@ -42,6 +50,9 @@ __all__ = [
     "StaticController",
     "TraversalController",
     "IterativeController",
+    "HybridController",
+    "HYBRID",
+    "NAMED_CONTROLLERS",
     "configuration_table",
     "label_correcting",
     "hop_friendly",
@@ -62,6 +73,9 @@ def high_diameter(num_arcs: int, num_vertices: int) -> bool:
     return num_vertices > 0 and num_arcs / num_vertices < HIGH_DIAMETER_RATIO
 
 CONTROLLERS = ("auto", "static", "adaptive")
+HYBRID = "hybrid"  # MultiGraph's sampling controller (HybridController), for traversals
+# every name a strategy argument may give a controller by; any other string is a Strategy's short form
+NAMED_CONTROLLERS = CONTROLLERS + (HYBRID,)
 ALPHA, BETA, GAMMA, DELTA = 15.0, 2.0, 1.0, HIGH_DIAMETER_RATIO  # SEP-Graph Algorithm 2, the paper's values
 WARP_SIZE, BLOCK_SIZE = 32, 256
 RESIDENT_THREADS = 132 * 2048  # a 132-SM GPU at 2048 resident threads an SM (supplementary queues at half of it)
@@ -171,6 +185,16 @@ class Controller:
 
     def observe(self, decision: Decision, info: IterationInfo, seconds: float) -> None:
         """Learn from the iteration just run (adaptive controllers); the default ignores it."""
+
+    def sample_plan(self, info: IterationInfo) -> tuple[int, Strategy, np.random.Generator] | None:
+        """(k, strategy, rng): before `choose`, run k of the active vertices, drawn at random by rng, under `strategy`
+        and report the run to `observe_sample` (MultiGraph's sampled sparse cost); None, the default: no sample. The loop joins
+        what the sample reached to the iteration's output; the sampled vertices have sent, so the iteration's own
+        round finds nothing new at them."""
+        return None
+
+    def observe_sample(self, vertices: int, edges: int, seconds: float) -> None:
+        """The sample asked for by sample_plan ran: its vertices, their out-edges and the time it took."""
 
 
 class FixedController(Controller):
@@ -392,6 +416,85 @@ class IterativeController(Controller):
                 self.normalised[i] = seconds / self._work(s, info)
 
 
+# ------------------------------------------------------------------------------------------ MultiGraph's hybrid
+
+
+# the share of the active vertices run sparse as the sample, and the fewest sampled (below twice that many active
+# vertices the iteration runs sparse without a sample): MultiGraph's "small fraction", not tuned yet
+SAMPLE_FRACTION = 0.01
+SAMPLE_MIN = 32
+
+
+class HybridController(Controller):
+    """MultiGraph's hybrid (Hong et al., PACT'17, Algorithm 3) for a traversal: each iteration runs in sparse mode
+    (MultiGraphS: push over the active vertices' out-edges, three-stage load balancing, a vertex queue) or in dense
+    mode (a bitmap frontier, every unsettled vertex scanning its in-edges for active sources), whichever costs less
+    by estimate. graphgear's dense mode is that pull over the CSC, not MultiGraphD's 2D edge blocks.
+
+    EDP, the dense cost, hardly depends on the active set (Table 2), so the paper samples it once before the first
+    iteration; here the first iteration runs dense and its time is EDP (the work is the first iteration's own), and
+    each later dense iteration measures it again. ESP, the sparse cost, is sampled every iteration: sample_plan asks
+    the loop to run a random SAMPLE_FRACTION of the active vertices sparse first; their time, scaled by the active
+    set's out-edges over the sample's, is ESP. A loop that runs no samples (BC's, near-far's) gets ESP from the last
+    sparse time per out-edge, and runs sparse until it has one.
+
+    A controller object keeps its measurements between iterations; a run that starts again (iteration 0) starts them
+    again, so one instance may be passed to several calls."""
+
+    name = HYBRID
+
+    def __init__(self, base: Strategy | None = None, fraction: float = SAMPLE_FRACTION, minimum: int = SAMPLE_MIN,
+                 seed: int = 0) -> None:
+        base = Strategy(balance="three_stage") if base is None else base
+        self.sparse = base.with_(direction="push", sync="sync", drive="data", frontier="vertex_queue", hops=1)
+        self.dense = as_pull(self.sparse)
+        if not 0.0 < fraction <= 1.0:
+            raise StrategyError(f"the hybrid controller's sample fraction must be in (0, 1], got {fraction!r}")
+        self.fraction, self.minimum = float(fraction), max(1, int(minimum))
+        self.rng = np.random.default_rng(seed)
+        self.edp: float | None = None  # seconds of a dense iteration
+        self.per_edge: float | None = None  # seconds per out-edge of the last sparse run (sample or iteration)
+        self._sample: tuple[int, int, float] | None = None  # this iteration's sample: vertices, edges, seconds
+
+    def sample_plan(self, info: IterationInfo) -> tuple[int, Strategy, np.random.Generator] | None:
+        if info.iteration == 0 or self.edp is None or info.frontier_vertices < 2 * self.minimum:
+            return None
+        return max(self.minimum, math.ceil(self.fraction * info.frontier_vertices)), self.sparse, self.rng
+
+    def observe_sample(self, vertices: int, edges: int, seconds: float) -> None:
+        self._sample = (int(vertices), int(edges), float(seconds))
+        self.per_edge = seconds / max(int(edges), 1)
+
+    def choose(self, info: IterationInfo) -> Decision:
+        if info.iteration == 0:
+            self.edp, self.per_edge, self._sample = None, None, None
+            return Decision(self.dense, "dense", "sample EDP: the first iteration runs dense and is timed (MultiGraph "
+                            "samples the dense cost once, before the first iteration)")
+        sample, self._sample = self._sample, None
+        if sample is not None:
+            vertices, edges, seconds = sample
+            esp = seconds * info.frontier_edges / max(edges, 1)
+            how = (f"ESP {esp * 1e3:.3g} ms (the sample: {vertices:,} of {info.frontier_vertices:,} active vertices run "
+                   f"sparse in {seconds * 1e3:.3g} ms, scaled by out-edges {edges:,} -> {info.frontier_edges:,})")
+        elif self.per_edge is not None:
+            esp = self.per_edge * info.frontier_edges
+            how = f"ESP {esp * 1e3:.3g} ms (the last sparse time per out-edge x {info.frontier_edges:,})"
+        else:
+            return Decision(self.sparse, "sparse", f"{info.frontier_vertices:,} active vertices, no sparse time yet: "
+                            "sparse")
+        if self.edp is None:
+            return Decision(self.sparse, "sparse", f"{how}; no dense time yet: sparse")
+        if esp < self.edp:
+            return Decision(self.sparse, "sparse", f"{how} < EDP {self.edp * 1e3:.3g} ms: sparse")
+        return Decision(self.dense, "dense", f"{how} >= EDP {self.edp * 1e3:.3g} ms: dense")
+
+    def observe(self, decision: Decision, info: IterationInfo, seconds: float) -> None:
+        if decision.strategy == self.dense:
+            self.edp = seconds
+        elif decision.strategy == self.sparse and info.frontier_edges:
+            self.per_edge = seconds / info.frontier_edges
+
+
 # ------------------------------------------------------------------------------------------ factory
 
 
@@ -409,10 +512,16 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
         return FixedController(strategy)
     if not isinstance(strategy, str):
         raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its string form, not {strategy!r}")
-    if strategy not in CONTROLLERS:
-        return FixedController(parse_strategy(strategy))
     if kind not in ("traversal", "iterative"):
         raise StrategyError(f"unknown algorithm kind {kind!r}")
+    if strategy == HYBRID:
+        if kind != "traversal":
+            raise StrategyError("strategy 'hybrid' (MultiGraph's sampled choice of sparse or dense iterations) steers "
+                                "traversals (BFS, SSSP, betweenness); this algorithm's iterations take 'auto', "
+                                "'static', 'adaptive' or a Strategy")
+        return HybridController()
+    if strategy not in CONTROLLERS:
+        return FixedController(parse_strategy(strategy))
     if strategy == "static":
         return StaticController(graph)
     if strategy == "adaptive":
@@ -431,14 +540,14 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
 
 
 def check_strategy(strategy: Any) -> Any:
-    """StrategyError, before any work, for a `strategy` argument that is none of "auto" / "static" / "adaptive", a
-    Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was otherwise (a
+    """StrategyError, before any work, for a `strategy` argument that is none of "auto" / "static" / "adaptive" /
+    "hybrid", a Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was otherwise (a
     string stays a string: callers cache by it)."""
     if isinstance(strategy, str):
-        if strategy not in CONTROLLERS:
+        if strategy not in NAMED_CONTROLLERS:
             parse_strategy(strategy)  # names the text on any fault
         return strategy
     if not isinstance(strategy, (Strategy, Controller)):
-        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its short form (such as "
-                            f"'direction=pull'), got {described(strategy)}")
+        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', 'hybrid', a Strategy or its short form "
+                            f"(such as 'direction=pull'), got {described(strategy)}")
     return strategy
