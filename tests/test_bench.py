@@ -94,9 +94,10 @@ def test_tree_depths_are_bfs_distances():
 @pytest.mark.gpu
 def test_the_gpu_ablation_times_every_technique_the_table_and_auto():
     """`graphgear bench --suite gpu`'s ablation: a column per technique and synchronisation, then the configuration
-    table's strategy fixed for the run and auto (issue 24, point 4), each a positive time."""
+    table's strategy fixed for the run, MultiGraph's hybrid and auto (issue 24, points 2 and 4), each a positive
+    time."""
     from graphgear.bench import gpu
 
     (row,) = gpu.ablation(["kron:10"], repeat=1, progress=lambda message: None)
-    columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "auto"]
+    columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "hybrid", "auto"]
     assert all(row[c] > 0 for c in columns)

@@ -185,14 +185,17 @@ def ablation_strategies() -> list[tuple[str, Strategy]]:
 
 def ablation_columns() -> list[tuple[str, Any]]:
     """(column, strategy) of the ablation table in order: each technique's ("technique/sync"), then the configuration
-    table's strategy fixed for the run ("table": strategy "static") and auto."""
-    return [(f"{name}/{st.sync}", st) for name, st in ablation_strategies()] + [("table", "static"), ("auto", "auto")]
+    table's strategy fixed for the run ("table": strategy "static"), MultiGraph's hybrid (sparse or dense iterations
+    by sampled cost, steered from the host) and auto."""
+    return ([(f"{name}/{st.sync}", st) for name, st in ablation_strategies()]
+            + [("table", "static"), ("hybrid", "hybrid"), ("auto", "auto")])
 
 
 def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """BFS time per load-balancing technique on every graph: push only (so the technique does all the work), one launch
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async); then the
-    configuration table's strategy fixed for the run ("table") and auto (issue 24, point 4)."""
+    configuration table's strategy fixed for the run ("table"), MultiGraph's hybrid and auto (issue 24, points 1, 2
+    and 4)."""
     import cupy as cp
 
     from .. import api
