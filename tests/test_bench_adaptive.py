@@ -36,8 +36,9 @@ def test_fixed_strategies_are_sep_graphs_paths_and_the_gpus_techniques():
                                                  for r in ("dd", "td"))
     cuda = fixed_strategies("cuda")
     assert cuda[:8] == cpu and len(set(cuda)) == len(cuda)
-    assert {s.balance for s in cuda} == {"vertex_group", "twc", "warp_scan", "merge_path", "three_stage"}
-    assert adaptive.strategy_label(cuda[-1]) == "async-push-dd balance=three_stage"
+    assert {s.balance for s in cuda} == {"vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan",
+                                         "hierarchical"}
+    assert adaptive.strategy_label(cuda[-1]) == "async-push-dd balance=hierarchical"
 
 
 def test_rows_time_auto_against_every_fixed_strategy():

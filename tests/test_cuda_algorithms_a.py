@@ -40,9 +40,9 @@ WEIGHTED = [f"{spec}:w" for spec in GRAPHS]
 GATHER = frozenset({"warp_gather", "block_gather"})
 PUSH = (
     [Strategy(balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)]
-    + [Strategy(balance=b) for b in ("twc", "warp_scan", "merge_path", "three_stage")]
+    + [Strategy(balance=b) for b in ("twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical")]
     + [Strategy(balance="vertex_group", group_size=4, supports=GATHER),
-       Strategy(balance="warp_scan", supports=GATHER),
+       Strategy(balance="warp_scan", supports=GATHER), Strategy(balance="block_scan", supports=GATHER),
        Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async"),

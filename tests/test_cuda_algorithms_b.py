@@ -24,7 +24,7 @@ pytestmark = pytest.mark.gpu
 
 GRAPHS = ["kron:12", "rmat:11:8", "grid:40:50:0.8", "rgg:11", "er:3000:6"]
 BALANCERS = [{"balance": "vertex_group", "group_size": g} for g in (1, 4, 16, 32)] + [
-    {"balance": b} for b in ("twc", "warp_scan", "merge_path", "three_stage")
+    {"balance": b} for b in ("twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical")
 ]
 PUSH_STRATEGIES = (
     [Strategy(**b) for b in BALANCERS]
@@ -41,6 +41,8 @@ PULL_STRATEGIES = [
 ASYNC_PUSH = [
     Strategy(sync="async", balance="vertex_group", group_size=1),
     Strategy(sync="async", balance="three_stage"),
+    Strategy(sync="async", balance="block_scan"),
+    Strategy(sync="async", balance="hierarchical"),
     Strategy(sync="async", balance="warp_scan", supports=frozenset({"warp_gather", "block_gather"})),
 ]
 

@@ -18,7 +18,7 @@ from graphgear.functor import Functor
 pytestmark = pytest.mark.gpu
 
 BALANCERS = [dict(balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
-    dict(balance=b) for b in ("twc", "warp_scan", "merge_path", "three_stage")
+    dict(balance=b) for b in ("twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical")
 ]
 PUSH_STRATEGIES = (
     [Strategy(**b) for b in BALANCERS]

@@ -44,7 +44,9 @@ TECHNIQUES = (("vertex_group-1", {"balance": "vertex_group", "group_size": 1}),
               ("twc", {"balance": "twc"}),
               ("warp_scan", {"balance": "warp_scan"}),
               ("merge_path", {"balance": "merge_path"}),
-              ("three_stage", {"balance": "three_stage"}))
+              ("three_stage", {"balance": "three_stage"}),
+              ("block_scan", {"balance": "block_scan"}),
+              ("hierarchical", {"balance": "hierarchical"}))
 
 
 @dataclass

@@ -21,6 +21,9 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
             merge_path    device-wide binary search over an unordered prefix sum (global Manhattan collapse;
                           Busato & Bombieri kernels A-B-C)
             three_stage   MultiGraphS: deg % 32 by virtual warps of 4, the next % 256 by warps, the rest by the CTA
+            block_scan    block-wide prefix sum of degrees, each thread's edges found by binary search (Busato's
+                          scan-based / binary-search block mapping; Slota's local Manhattan collapse per team)
+            hierarchical  Slota's hierarchical expansion: team / warp / thread queues by degree in shared memory
 supports    warp_gather, block_gather, supplementary_queues  (Busato: thresholds warp size, block size, half the
             device's resident threads)
 dedup       none, warp_hash (after frontier load, warp level: __match_any_sync), block (after frontier load,
@@ -52,7 +55,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "sync": ("sync", "async"),
     "drive": ("data", "topology"),
     "frontier": ("vertex_queue", "edge_queue", "bitmap", "boolmap"),
-    "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage"),
+    "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical"),
     "group_size": (1, 4, 16, 32),
     "dedup": ("none", "warp_hash", "block", "atomic"),
     "lookup": ("status", "bitmask"),

@@ -25,7 +25,8 @@ REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree
 # gather; the last bin (a warp per row) also holds the hub rows, which it sets to the identity before their chunks
 REDUCE_BINS = ((8, 4), (64, 8), (None, 32))
 GRID_GATHER_DEGREE = 4096  # push with block gathering: teams of blocks expand a sender of at least this degree
-HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_warp_scan")  # the block-gathering ones
+HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_warp_scan",  # the block-gathering ones
+                 "adv_block_scan")
 # neighbor_reduce and vertex_reduce combine float64 results by one of these: name -> (monoid code, identity)
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
 

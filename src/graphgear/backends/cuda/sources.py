@@ -76,6 +76,8 @@ ADVANCE_KERNELS = {
     ("warp_scan", 32): "adv_warp_scan",
     ("merge_path", 32): "adv_merge_path",
     ("three_stage", 32): "adv_three_stage",
+    ("block_scan", 32): "adv_block_scan",
+    ("hierarchical", 32): "adv_hierarchical",
 }
 
 ADVANCE_ARGS = (
@@ -92,6 +94,8 @@ ADVANCE_BODIES = {
     "adv_warp_scan": "gg_advance_warp_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_merge_path": "gg_advance_merge_path(offsets, indices, weights, weighted, queue, qsize, scan, chunk, f, out);",
     "adv_three_stage": "gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out);",
+    "adv_block_scan": "gg_advance_block_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
+    "adv_hierarchical": "gg_advance_hierarchical(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
 }
 PULL_ARGS = (

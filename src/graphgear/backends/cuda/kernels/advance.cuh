@@ -14,6 +14,12 @@
 //                     edges' rows (global Manhattan loop collapse; Busato & Bombieri kernels A-B).
 //   three_stage       MultiGraphS: 64 vertices per 256-thread CTA; the last deg % 32 edges by virtual warps of 4
 //                     lanes, the next (deg - deg%32) % 256 by warps (8 vertices each), the rest by the whole CTA.
+//   block_scan        warp_scan one level up: a block-wide prefix sum of its vertices' degrees, each thread takes every
+//                     blockDim-th edge of the block's rows and finds its row by binary search (Busato & Bombieri's
+//                     scan-based and binary-search block mapping; Slota's local Manhattan collapse over a team).
+//   hierarchical      Slota's hierarchical expansion: a block's vertices sorted into a team queue (degree >= blockDim:
+//                     the whole block expands each), a warp queue (degree >= 32: a warp each) and the thread level
+//                     (each thread its own row), block-local queues in shared memory, not twc's election loops.
 //
 // F is the functor: __device__ bool operator()(int u, int v, float w) const -- true when v is activated.
 // L (vertex_group, twc, warp_scan, three_stage) prepares each loaded queue entry: __device__ int operator()(int u)
@@ -270,6 +276,112 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
             for (i64 k = from + threadIdx.x; k < from + bulk; k += blockDim.x) {
                 const int v = indices[k];
                 gg_emit(out, f(s_u[j], v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// block_scan (header notes). The block's vertices and their exclusive prefix sums sit in shared memory (a row's start
+// is read again from the offsets: the persistent kernel instantiates each balancer at several call sites, each with
+// its own shared arrays); the scan is a warp scan by shuffles, then a scan of the warps' totals by the first warp.
+template <class F, class L = GGKeep, class T = GGGrid>
+__device__ void gg_advance_block_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                      const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
+                                      T team = T()) {
+    __shared__ int s_u[GG_BLOCK];
+    __shared__ i64 s_excl[GG_BLOCK];
+    __shared__ i64 s_warps[GG_BLOCK / GG_WARP];  // each warp's inclusive total, then their inclusive scan
+    const int lane = gg_lane();
+    const int warp = threadIdx.x >> 5;
+    const int warps = blockDim.x >> 5;
+    const int stride = T::blocks() * blockDim.x;
+    for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
+        i64 start, end;
+        const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports, prepare, out, start, end);
+        if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
+        const i64 degree = end - start;
+        i64 incl = degree;
+        #pragma unroll
+        for (int d = 1; d < GG_WARP; d <<= 1) {
+            const i64 y = __shfl_up_sync(GG_FULL_MASK, incl, d);
+            if (lane >= d) incl += y;
+        }
+        if (lane == GG_WARP - 1) s_warps[warp] = incl;
+        __syncthreads();
+        if (warp == 0) {
+            i64 t = lane < warps ? s_warps[lane] : 0;
+            #pragma unroll
+            for (int d = 1; d < GG_WARP; d <<= 1) {
+                const i64 y = __shfl_up_sync(GG_FULL_MASK, t, d);
+                if (lane >= d) t += y;
+            }
+            if (lane < warps) s_warps[lane] = t;
+        }
+        __syncthreads();
+        s_u[threadIdx.x] = u;
+        s_excl[threadIdx.x] = (warp > 0 ? s_warps[warp - 1] : 0) + incl - degree;
+        const i64 total = s_warps[warps - 1];
+        __syncthreads();
+        for (i64 e = threadIdx.x; e < total; e += blockDim.x) {
+            int lo = 0, hi = blockDim.x - 1;  // the last row whose exclusive offset <= e
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (s_excl[mid] <= e) lo = mid; else hi = mid - 1;
+            }
+            const int w = s_u[lo];  // a row of positive degree: the last row whose offset <= e holds edge e
+            const i64 k = offsets[w] + (e - s_excl[lo]);
+            const int v = indices[k];
+            gg_emit(out, f(w, v, gg_weight(weights, weighted, k)), v);
+        }
+        __syncthreads();
+    }
+}
+
+// hierarchical (header notes). `supports`: only the duplicate removal bits are used; the team and warp queues are
+// the gathering. The thread level expands at once, before the queues are complete.
+template <class F, class L = GGKeep, class T = GGGrid>
+__device__ void gg_advance_hierarchical(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                        const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
+                                        T team = T()) {
+    __shared__ int s_team[GG_BLOCK];  // the queues hold vertex ids; their rows are read again from the offsets
+    __shared__ int s_warp[GG_BLOCK];
+    __shared__ int s_sizes[2];  // team queue, warp queue
+    const int lane = gg_lane();
+    const int warp = threadIdx.x >> 5;
+    const int warps = blockDim.x >> 5;
+    const int stride = T::blocks() * blockDim.x;
+    for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
+        if (threadIdx.x < 2) s_sizes[threadIdx.x] = 0;
+        __syncthreads();
+        i64 start, end;
+        const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK),
+                                    prepare, out, start, end);
+        const i64 degree = end - start;
+        if (u >= 0 && degree >= (i64)blockDim.x) {
+            s_team[atomicAdd(&s_sizes[0], 1)] = u;
+        } else if (u >= 0 && degree >= GG_WARP) {
+            s_warp[atomicAdd(&s_sizes[1], 1)] = u;
+        } else {
+            for (i64 k = start; k < end; ++k) {  // the thread level
+                const int v = indices[k];
+                gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        __syncthreads();
+        const int teams = s_sizes[0], warp_rows = s_sizes[1];
+        for (int j = 0; j < teams; ++j) {  // the team level: the whole block on each row
+            const int w = s_team[j];
+            for (i64 k = offsets[w] + threadIdx.x; k < offsets[w + 1]; k += blockDim.x) {
+                const int v = indices[k];
+                gg_emit(out, f(w, v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        for (int j = warp; j < warp_rows; j += warps) {  // the warp level: a warp on each row
+            const int w = s_warp[j];
+            for (i64 k = offsets[w] + lane; k < offsets[w + 1]; k += GG_WARP) {
+                const int v = indices[k];
+                gg_emit(out, f(w, v, gg_weight(weights, weighted, k)), v);
             }
         }
         __syncthreads();
