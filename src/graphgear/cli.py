@@ -710,7 +710,7 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
     if not args.no_ablation:
         folder = find_real_graphs(args.graphs)
         real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
-        ablation_repeat = max(5, args.repeat)  # 16 columns per graph: fewer runs each than the suite's rows
+        ablation_repeat = max(5, args.repeat)  # a column per technique and sync: fewer runs each than the suite's rows
         ablation = gpu.ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
         columns = [column for column, _ in gpu.ablation_columns()]
         t = Table(title=f"BFS by load-balancing technique, push only, ms (median of {ablation_repeat}; sync: a launch "
