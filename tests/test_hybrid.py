@@ -98,7 +98,7 @@ def graphs(draw, weighted: bool = False):
     ids = st.integers(0, n - 1)
     src = np.array(draw(st.lists(ids, min_size=m, max_size=m)), dtype=np.int64)
     dst = np.array(draw(st.lists(ids, min_size=m, max_size=m)), dtype=np.int64)
-    weights = np.array(draw(st.lists(st.integers(0, 9), min_size=m, max_size=m)), dtype=np.float64) if weighted else None
+    weights = np.array(draw(st.lists(st.integers(0, 9), min_size=m, max_size=m)), dtype=float) if weighted else None
     g = gg.Graph.from_edges(src, dst, weights, num_vertices=n, directed=draw(st.booleans()))
     return g, draw(st.integers(0, n - 1))
 

@@ -404,7 +404,8 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
                   controller=make_controller(strategy, graph, "traversal").name)
     automatic = isinstance(strategy, str) and strategy in CONTROLLERS  # a caller's own Strategy runs as given
-    first = _one_pass_decision(G.graph, ids, strategy, be.capabilities.async_order) if be.capabilities.brandes_loop and automatic else None
+    one_pass = be.capabilities.brandes_loop and automatic
+    first = _one_pass_decision(G.graph, ids, strategy, be.capabilities.async_order) if one_pass else None
     if first is not None:  # Brandes' whole loop on the device, one launch per source, read back when first read
         run = be.brandes(G, ids, bc, endpoints)
         trace.defer(lambda: _device_rows(run, trace, first), run.seconds)

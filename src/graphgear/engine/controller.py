@@ -474,8 +474,8 @@ class HybridController(Controller):
         if sample is not None:
             vertices, edges, seconds = sample
             esp = seconds * info.frontier_edges / max(edges, 1)
-            how = (f"ESP {esp * 1e3:.3g} ms (the sample: {vertices:,} of {info.frontier_vertices:,} active vertices run "
-                   f"sparse in {seconds * 1e3:.3g} ms, scaled by out-edges {edges:,} -> {info.frontier_edges:,})")
+            how = (f"ESP {esp * 1e3:.3g} ms (the sample: {vertices:,} of {info.frontier_vertices:,} active vertices "
+                   f"run sparse in {seconds * 1e3:.3g} ms, scaled by out-edges {edges:,} -> {info.frontier_edges:,})")
         elif self.per_edge is not None:
             esp = self.per_edge * info.frontier_edges
             how = f"ESP {esp * 1e3:.3g} ms (the last sparse time per out-edge x {info.frontier_edges:,})"
@@ -511,7 +511,8 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
     if isinstance(strategy, Strategy):
         return FixedController(strategy)
     if not isinstance(strategy, str):
-        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', a Strategy or its string form, not {strategy!r}")
+        raise StrategyError(f"strategy must be 'auto', 'static', 'adaptive', 'hybrid', a Strategy or its string form, "
+                            f"not {strategy!r}")
     if kind not in ("traversal", "iterative"):
         raise StrategyError(f"unknown algorithm kind {kind!r}")
     if strategy == HYBRID:
@@ -541,8 +542,8 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
 
 def check_strategy(strategy: Any) -> Any:
     """StrategyError, before any work, for a `strategy` argument that is none of "auto" / "static" / "adaptive" /
-    "hybrid", a Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was otherwise (a
-    string stays a string: callers cache by it)."""
+    "hybrid", a Strategy, its short form or a controller (42, None, "direction=sideways"); the argument as it was
+    otherwise (a string stays a string: callers cache by it)."""
     if isinstance(strategy, str):
         if strategy not in NAMED_CONTROLLERS:
             parse_strategy(strategy)  # names the text on any fault
