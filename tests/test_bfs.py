@@ -140,7 +140,7 @@ def test_layout_choice():
     are small or not skewed; a layout that does not exist is a clear error."""
     g = gg.load("kron:12")
     assert "renumbered" not in gg.bfs(g, 0, backend="cpu").trace.controller
-    with pytest.raises(GraphError, match="layout must be one of auto, given, degree, got 'sorted'"):
+    with pytest.raises(GraphError, match="layout must be one of auto, given, degree, in_degree_groups, got 'sorted'"):
         gg.bfs(g, 0, backend="cpu", layout="sorted")
 
 

@@ -36,3 +36,49 @@ def test_skewed_needs_a_large_power_law_graph():
     assert not skewed(gg.load("grid:1100:1000"))  # large but even degrees
     big = gg.load("kron:16")
     assert big.num_arcs >= SKEWED_MIN_ARCS and skewed(big)
+
+
+def test_in_degree_groups_are_multigraphs_table_1():
+    """Group 1: in-degree >= 2048, 2: 1024-2047, 3: 512-1023, 4: 256-511, 5: 128-255, 6: below 128 (0-based here)."""
+    from graphgear.graph.layout import in_degree_group
+
+    degrees = np.array([5000, 2048, 2047, 1024, 1023, 512, 511, 256, 255, 128, 127, 1, 0])
+    assert in_degree_group(degrees).tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 5]
+
+
+@pytest.mark.parametrize("spec", ["kron:13:w", "rmat:12:16", "er:300:5:w"])
+def test_in_degree_group_renumbering_is_the_same_graph(spec):
+    """The groups numbered in order, each in id order; the graph the same up to the relabelling."""
+    from graphgear.graph.layout import in_degree_group, in_degree_groups
+
+    g = gg.load(spec)
+    r = in_degree_groups(g)
+    assert in_degree_groups(g) is r  # cached
+    groups = in_degree_group(g.in_degree())[r.order]
+    assert np.all(np.diff(groups) >= 0) and np.all(np.diff(r.order)[np.diff(groups) == 0] > 0)
+    if spec.startswith("kron"):
+        assert len(set(groups.tolist())) >= 3  # the hubs fill the first groups
+    assert np.array_equal(in_degree_group(r.graph.in_degree()), groups)
+    rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
+    mapped = sorted(zip(r.rank[rows].tolist(), r.rank[g.indices].tolist()))
+    h_rows = np.repeat(np.arange(g.num_vertices), r.graph.out_degree())
+    assert mapped == sorted(zip(h_rows.tolist(), r.graph.indices.tolist()))
+
+
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("spec", ["kron:12:w", "rmat:11:8:w"])
+def test_algorithms_on_the_in_degree_groups_answer_in_given_ids(backend, spec):
+    """BFS, SSSP and PageRank with layout="in_degree_groups" return what layout="given" does, and say the layout in
+    the trace."""
+    g = gg.load(spec)
+    s = int(np.argmax(g.out_degree()))
+    for call, field in ((lambda lay: gg.bfs(g, s, backend=backend, layout=lay), "predecessors"),
+                        (lambda lay: gg.sssp(g, s, backend=backend, layout=lay), "distances")):
+        grouped, given = call("in_degree_groups"), call("given")
+        np.testing.assert_array_equal(getattr(grouped, field), getattr(given, field))
+        assert "in-degree group" in grouped.trace.controller
+    np.testing.assert_allclose(gg.pagerank(g, backend=backend, layout="in_degree_groups").ranks,
+                               gg.pagerank(g, backend=backend, layout="given").ranks, rtol=1e-9, atol=1e-12)

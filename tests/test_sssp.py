@@ -154,7 +154,8 @@ def test_degree_layout_gives_the_same_answer(case, method):
 def test_layout_is_checked():
     """A layout that does not exist is a clear error, weighted graph or not (an unweighted one runs BFS)."""
     for spec in ("grid:4:4:w", "grid:4:4"):
-        with pytest.raises(GraphError, match="layout must be one of auto, given, degree, got 'random'"):
+        with pytest.raises(GraphError,
+                           match="layout must be one of auto, given, degree, in_degree_groups, got 'random'"):
             sssp(gg.load(spec), 0, backend="cpu", layout="random")
 
 

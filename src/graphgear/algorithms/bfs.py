@@ -113,7 +113,8 @@ def bfs(graph: Any, source: Any, *, depth_limit: int | None = None, backend: Any
     ``"auto"`` direction-optimising. The predecessors are computed when first read (one pull pass over the
     distances: the smallest-id parent one level up), so a caller who needs only distances does not pay for them.
     ``layout`` "degree" runs the traversal on the graph renumbered by degree (MultiGraph; graph/layout.py): a warp's
-    vertices have alike degrees and the hubs' bits and values share cache lines; "given" on the ids as they are;
+    vertices have alike degrees and the hubs' bits and values share cache lines; "in_degree_groups" on the graph
+    renumbered by MultiGraph's six in-degree groups (its Table 1); "given" on the ids as they are;
     "auto" picks degree for a large power-law graph on the GPU. The distances are mapped back, and the predecessors
     are found on the given ids, so the answer does not depend on the layout. ``depth_limit`` (networkx's): vertices
     farther than that many hops from the source are unreached (-1); None searches the whole graph.

@@ -48,9 +48,10 @@ Layout (the power iteration)
 degree  the iteration runs on the graph renumbered by decreasing out-degree (MultiGraph's degree-group renumbering,
         graph/layout.py; built once per Graph and cached): the contributions read most often share cache lines. The
         ranks are mapped back to the original ids, so only the summation order differs.
+in_degree_groups  renumbered by MultiGraph's six in-degree groups (Table 1; graph/layout.py), each group in id order.
 given   the vertex ids as they are.
 auto    degree on a power-law graph too large for the caches (graph.layout.skewed), given otherwise, and given where the
-        device has no room for the renumbered copy (DeviceMemoryError; layout="degree" raises it).
+        device has no room for the renumbered copy (DeviceMemoryError; an explicit layout raises it).
 """
 
 from __future__ import annotations

@@ -3,13 +3,16 @@
 A power-law graph's edges mostly point at a few hubs, scattered over the id range by the generator or the file. A pull
 pass (PageRank's gather) reads one value per in-edge at its source's id, so each read is a random 32-byte sector of a
 V-long array. Renumbering the vertices by decreasing out-degree packs the sources that are read most often into the
-first ids: their values share cache lines, and the L1/L2 caches hold the hot part of the array. MultiGraph renumbers
-its dense-frontier layout by degree groups for this reason; graphgear sorts by degree (a finer grouping, one step).
+first ids: their values share cache lines, and the L1/L2 caches hold the hot part of the array: layout "degree" sorts
+by decreasing out-degree. MultiGraph's own preprocessing, layout "in_degree_groups", puts the vertices into the six
+groups of its Table 1 by in-degree (>= 2048, 1024-2047, 512-1023, 256-511, 128-255, < 128), each group numbered
+consecutively in id order: a row panel of its edge matrix then holds destinations of one group, whose work per vertex
+is alike, and its sparse mode treats groups 1-4 and 5-6 apart.
 
     DegreeRenumbering.order[new] = old id,   .rank[old] = new id,   .graph = the same graph with vertices renumbered
 
-`degree_renumbering(graph)` builds it once per Graph and caches it. Algorithms run on `.graph` and map their results
-back with `to_original` (values per vertex) so users never see the internal ids.
+`degree_renumbering(graph)` and `in_degree_groups(graph)` build theirs once per Graph and cache it. Algorithms run on
+`.graph` and map their results back with `to_original` (values per vertex) so users never see the internal ids.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
-__all__ = ["LAYOUTS", "DegreeRenumbering", "check_layout", "degree_renumbering", "device_layout", "skewed"]
+__all__ = ["LAYOUTS", "IN_DEGREE_GROUPS", "DegreeRenumbering", "check_layout", "degree_renumbering", "device_layout",
+           "in_degree_group", "in_degree_groups", "skewed"]
 
-LAYOUTS = ("auto", "given", "degree")  # an algorithm's `layout` argument: see device_layout
+LAYOUTS = ("auto", "given", "degree", "in_degree_groups")  # an algorithm's `layout` argument: see device_layout
+IN_DEGREE_GROUPS = (2048, 1024, 512, 256, 128)  # MultiGraph's Table 1: the lower in-degree bound of groups 1-5
 
 SKEWED_GINI = 0.5  # a degree distribution this uneven (Gini) counts as power-law
 SKEWED_MIN_ARCS = 1 << 20  # below this the whole graph stays in cache: renumbering gains nothing
@@ -33,7 +38,8 @@ SKEWED_MIN_ARCS = 1 << 20  # below this the whole graph stays in cache: renumber
 
 @dataclass(frozen=True)
 class DegreeRenumbering:
-    """A graph's vertices renumbered by decreasing out-degree (ties keep their id order)."""
+    """A graph's vertices renumbered by degree: by decreasing out-degree (layout "degree"), or by MultiGraph's
+    in-degree groups (layout "in_degree_groups"); ties keep their id order."""
 
     order: np.ndarray  # int64[V]: new id -> original id
     rank: np.ndarray  # int64[V]: original id -> new id
@@ -78,19 +84,23 @@ def check_layout(layout: str) -> None:
 
 def device_layout(backend: Any, graph: Graph, layout: str, auto: bool) -> tuple[DegreeRenumbering | None, Any, str]:
     """The vertex layout an algorithm runs on: (the renumbering or None, the backend's graph to run on, a note for
-    the trace). "degree": the graph renumbered by degree; "given": the ids as they are; "auto": degree where `auto`
-    (the algorithm gains from it on this backend) and the graph is skewed, given otherwise, and given where the
-    device has no room for the renumbered copy (DeviceMemoryError; "degree" raises it)."""
+    the trace). "degree": the graph renumbered by degree; "in_degree_groups": by MultiGraph's in-degree groups;
+    "given": the ids as they are; "auto": degree where `auto` (the algorithm gains from it on this backend) and the
+    graph is skewed, given otherwise, and given where the device has no room for the renumbered copy
+    (DeviceMemoryError; an explicit layout raises it)."""
     from ..errors import DeviceMemoryError
 
     check_layout(layout)
     if layout == "given" or (layout == "auto" and not (auto and skewed(graph))):
         return None, backend.graph(graph), ""
-    renumbering = degree_renumbering(graph)
+    if layout == "in_degree_groups":
+        renumbering, note = in_degree_groups(graph), "; vertices renumbered by in-degree group (MultiGraph, Table 1)"
+    else:
+        renumbering, note = degree_renumbering(graph), "; vertices renumbered by degree (MultiGraph)"
     try:
-        return renumbering, backend.graph(renumbering.graph), "; vertices renumbered by degree (MultiGraph)"
+        return renumbering, backend.graph(renumbering.graph), note
     except DeviceMemoryError:
-        if layout == "degree":
+        if layout != "auto":
             raise
         return None, backend.graph(graph), "; ids as given (no device memory for the degree renumbering)"
 
@@ -98,12 +108,32 @@ def device_layout(backend: Any, graph: Graph, layout: str, auto: bool) -> tuple[
 def degree_renumbering(graph: Graph) -> DegreeRenumbering:
     """The degree renumbering of `graph` (built on first use, then cached on the graph)."""
     cached = graph.layouts.get("degree")
-    if cached is not None:
-        return cached
+    if cached is None:
+        cached = graph.layouts["degree"] = _renumbered(graph, np.argsort(-graph.out_degree(), kind="stable"),
+                                                       "degree renumbered")
+    return cached
+
+
+def in_degree_group(in_degree: np.ndarray) -> np.ndarray:
+    """MultiGraph's group of each vertex by its in-degree (Table 1), numbered 0..5 for the paper's groups 1..6."""
+    return np.searchsorted(-np.asarray(IN_DEGREE_GROUPS), -np.asarray(in_degree), side="left")
+
+
+def in_degree_groups(graph: Graph) -> DegreeRenumbering:
+    """`graph` renumbered by MultiGraph's in-degree groups (Table 1): group 1 (in-degree >= 2048) first, each group
+    in id order (built on first use, then cached on the graph)."""
+    cached = graph.layouts.get("in_degree_groups")
+    if cached is None:
+        order = np.argsort(in_degree_group(graph.in_degree()), kind="stable")
+        cached = graph.layouts["in_degree_groups"] = _renumbered(graph, order, "renumbered by in-degree group")
+    return cached
+
+
+def _renumbered(graph: Graph, order: np.ndarray, label: str) -> DegreeRenumbering:
+    """`graph` with vertex order[new] given the id `new`: the renumbering and the renumbered graph."""
     from .graph import Graph
 
     degree = graph.out_degree()
-    order = np.argsort(-degree, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size, dtype=order.dtype)
     offsets = np.zeros(graph.num_vertices + 1, dtype=np.int64)
@@ -114,9 +144,8 @@ def degree_renumbering(graph: Graph) -> DegreeRenumbering:
     _renumber_rows(graph.offsets, graph.indices, graph.weights if weighted else weights, weighted, order,
                    rank.astype(graph.indices.dtype), offsets, indices, weights)
     renumbered = Graph(offsets, indices, weights if weighted else None, directed=graph.directed,
-                       name=f"{graph.name} (degree renumbered)" if graph.name else "degree renumbered")
-    layout = graph.layouts["degree"] = DegreeRenumbering(order, rank, renumbered)
-    return layout
+                       name=f"{graph.name} ({label})" if graph.name else label)
+    return DegreeRenumbering(order, rank, renumbered)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
