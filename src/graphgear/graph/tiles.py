@@ -105,7 +105,7 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
 
     # heavy tiles: arcs by (tile, destination, source); tile ids are ordered by row panel, then column panel
     h = np.flatnonzero(on_heavy)
-    h = h[np.lexsort((src[h], dst[h], tile[h]))]
+    h = h[np.argsort((tile[h] * block + dst[h] % block) * block + src[h] % block)]  # one int64 key: a single sort
     tiles = np.flatnonzero(is_heavy)
     per_tile = arcs[tiles]
     h_dst, h_src = dst[h], src[h]
@@ -135,7 +135,7 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     light_per_row = np.bincount(light_row, minlength=panels)
     stream_start = np.zeros(panels + 1, dtype=np.int64)
     np.cumsum(np.diff(stream_heavy).astype(np.int64) * block + light_per_row, out=stream_start[1:])
-    by_row = light[np.lexsort((src[light], dst[light], light_row))]  # the slots' order: row panel, destination
+    by_row = light[np.argsort(dst[light] * n + src[light])]  # the slots' order: row panel, destination
     slot = np.empty(light.size, dtype=np.int64)  # slot of by_row[i]
     row_of = dst[by_row] // block
     light_first = np.zeros(panels + 1, dtype=np.int64)
@@ -148,7 +148,7 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     # the light arcs as phase 1 reads them: by column panel (then source), each with its slot
     slot_of_arc = np.empty(graph.num_arcs, dtype=np.int64)
     slot_of_arc[by_row] = slot
-    by_column = light[np.lexsort((dst[light], src[light], src[light] // block))]
+    by_column = light[np.argsort(src[light] * n + dst[light])]
     light_start = np.zeros(panels + 1, dtype=np.int64)
     np.cumsum(np.bincount(src[light] // block, minlength=panels), out=light_start[1:])
     return TileLayout(
