@@ -4,6 +4,7 @@
 #include "pull.cuh"
 #include "program.cuh"
 #include "power.cuh"  // its extern "C" gg_power_iteration compiles with this file
+#include "dense.cuh"  // its extern "C" kernels (MultiGraphD) too
 
 struct ExampleVisit {  // BFS-style claim of unvisited vertices
     int* level;
