@@ -802,7 +802,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--source", metavar="N", help="source vertex for bfs/sssp/bc, by its label (default: the vertex "
                      "of largest out-degree; bc samples 8 sources without it)")
     run.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
-    run.add_argument("--strategy", default="auto", help="auto, static, adaptive, or a fixed strategy such as "
+    run.add_argument("--strategy", default="auto", help="auto, static, adaptive, hybrid (traversals), or a fixed "
+                     "strategy such as "
                      "'direction=pull,drive=topology' (fields: direction sync drive frontier balance group_size "
                      "supports dedup lookup hops)")
     params = run.add_argument_group("algorithm parameters (each refused with the algorithms that do not take it)")
