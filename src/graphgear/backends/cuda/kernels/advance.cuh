@@ -161,6 +161,20 @@ __device__ void gg_advance_twc(const i64* offsets, const int* indices, const flo
                                         GG_WARP_GATHER | GG_BLOCK_GATHER | dedup, prepare, team);
 }
 
+// The scan-based balancers' first step (warp_scan, block_scan): load queue entry idx, expand it at once where a
+// gathering support takes it (its row is then empty), and return the warp-inclusive prefix sum of the degrees left
+// (Kogge-Stone by shuffles); u and degree are the thread's own.
+template <class F, class L>
+__device__ __forceinline__ i64 gg_scan_entry(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                             const int* queue, int qsize, int idx, F f, const GGOut& out, int supports,
+                                             L prepare, int& u, i64& start, i64& degree) {
+    i64 end;
+    u = gg_load_entry(offsets, queue, qsize, idx, supports, prepare, out, start, end);
+    if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
+    degree = end - start;
+    return gg_warp_inclusive_sum(degree);
+}
+
 template <class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
                                      const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
@@ -172,16 +186,10 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     const int wbase = threadIdx.x & ~31;
     const int stride = T::blocks() * blockDim.x;
     for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
-        i64 start, end;
-        const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports, prepare, out, start, end);
-        if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
-        const i64 degree = end - start;
-        i64 incl = degree;  // warp inclusive scan of the degrees (Kogge-Stone by shuffles)
-        #pragma unroll
-        for (int d = 1; d < GG_WARP; d <<= 1) {
-            const i64 y = __shfl_up_sync(GG_FULL_MASK, incl, d);
-            if (lane >= d) incl += y;
-        }
+        int u;
+        i64 start, degree;
+        const i64 incl = gg_scan_entry(offsets, indices, weights, weighted, queue, qsize, base + T::slot(threadIdx.x), f,
+                                       out, supports, prepare, u, start, degree);
         const i64 total = __shfl_sync(GG_FULL_MASK, incl, 31);
         s_u[threadIdx.x] = u;
         s_start[threadIdx.x] = start;
@@ -297,25 +305,14 @@ __device__ void gg_advance_block_scan(const i64* offsets, const int* indices, co
     const int warps = blockDim.x >> 5;
     const int stride = T::blocks() * blockDim.x;
     for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
-        i64 start, end;
-        const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports, prepare, out, start, end);
-        if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
-        const i64 degree = end - start;
-        i64 incl = degree;
-        #pragma unroll
-        for (int d = 1; d < GG_WARP; d <<= 1) {
-            const i64 y = __shfl_up_sync(GG_FULL_MASK, incl, d);
-            if (lane >= d) incl += y;
-        }
+        int u;
+        i64 start, degree;
+        const i64 incl = gg_scan_entry(offsets, indices, weights, weighted, queue, qsize, base + T::slot(threadIdx.x), f,
+                                       out, supports, prepare, u, start, degree);
         if (lane == GG_WARP - 1) s_warps[warp] = incl;
         __syncthreads();
         if (warp == 0) {
-            i64 t = lane < warps ? s_warps[lane] : 0;
-            #pragma unroll
-            for (int d = 1; d < GG_WARP; d <<= 1) {
-                const i64 y = __shfl_up_sync(GG_FULL_MASK, t, d);
-                if (lane >= d) t += y;
-            }
+            const i64 t = gg_warp_inclusive_sum(lane < warps ? s_warps[lane] : 0);
             if (lane < warps) s_warps[lane] = t;
         }
         __syncthreads();

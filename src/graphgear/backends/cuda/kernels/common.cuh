@@ -27,6 +27,17 @@ typedef unsigned int u32;
 
 __device__ __forceinline__ int gg_lane() { return threadIdx.x & 31; }
 
+// Warp-wide inclusive prefix sum (Kogge-Stone by shuffles); every lane of the warp calls it.
+__device__ __forceinline__ i64 gg_warp_inclusive_sum(i64 x) {
+    const int lane = gg_lane();
+    #pragma unroll
+    for (int d = 1; d < GG_WARP; d <<= 1) {
+        const i64 y = __shfl_up_sync(GG_FULL_MASK, x, d);
+        if (lane >= d) x += y;
+    }
+    return x;
+}
+
 // Who shares a load balancer's grid-stride loops: the whole grid (every launch), or one block alone (the persistent
 // kernel's block-local hops, kernels/persistent.cuh). The balancers take it as a trailing argument. slot(t) is the
 // queue entry (within a stretch of blockDim) that thread t loads: in order for the grid (coalesced loads); dealt
