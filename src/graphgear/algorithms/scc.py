@@ -48,8 +48,8 @@ import numpy as np
 from ..backends import get_backend
 from ..backends.base import Repeat
 from ..backends.cpu.atomics import atomic_add, atomic_max
-from ..engine.controller import (CONTROLLERS, HYBRID, NAMED_CONTROLLERS, Controller, IterationInfo,
-                                 check_strategy, fifo_pass, make_controller)
+from ..engine.controller import (CONTROLLERS, NAMED_CONTROLLERS, Controller, IterationInfo, check_strategy,
+                                 fifo_pass, make_controller)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..frontier import Frontier, one_vertex
@@ -535,10 +535,8 @@ class _Run:
         found = be.to_host(found)
         if found[0] <= TARJAN_CUTOFF:
             return np.sort(found[1:1 + found[0]])
-        # max-colour propagation is an iterative program, but under "hybrid" it is steered as the traversal from
-        # every remaining vertex that it is: sparse or dense rounds, by their sampled costs
-        kind = "traversal" if self.strategy == HYBRID else "iterative"
-        controller = make_controller(self.strategy, self.graph, kind)
+        # max-colour propagation: an iterative program, monotone (colours only grow), so "hybrid" steers it too
+        controller = make_controller(self.strategy, self.graph, "iterative", monotone=True)
         ids = xp.arange(n, dtype=np.int64)
         rounds = 0
         while True:

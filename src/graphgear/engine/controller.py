@@ -188,9 +188,9 @@ class Controller:
 
     def sample_plan(self, info: IterationInfo) -> tuple[int, Strategy, np.random.Generator] | None:
         """(k, strategy, rng): before `choose`, run k of the active vertices, drawn at random by rng, under `strategy`
-        and report the run to `observe_sample` (MultiGraph's sampled sparse cost); None, the default: no sample. The loop joins
-        what the sample reached to the iteration's output; the sampled vertices have sent, so the iteration's own
-        round finds nothing new at them."""
+        and report the run to `observe_sample` (MultiGraph's sampled sparse cost); None, the default: no sample. The
+        loop joins what the sample reached to the iteration's output; the sampled vertices have sent, so the
+        iteration's own round finds nothing new at them."""
         return None
 
     def observe_sample(self, vertices: int, edges: int, seconds: float) -> None:
@@ -505,7 +505,9 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
     hop-friendly graph run label-correcting, LOCAL_HOPS levels per grid barrier (Strategy.hops). A traversal takes
     a learned depth (learned_depth) as high-diameter only on a backend whose async pass runs level by level in
     parallel (`async_order` "levels": the GPU); where it is one FIFO worklist on one thread (the CPU) a deep graph
-    of this kind ran slower so (rgg:18: 50 ms level by level, 67 ms in the FIFO pass, this VM's 2 cores)."""
+    of this kind ran slower so (rgg:18: 50 ms level by level, 67 ms in the FIFO pass, this VM's 2 cores).
+    "hybrid" steers traversals, and a monotone iterative program (max-colour propagation), which is the traversal
+    from many vertices that it runs as; any other iterative algorithm refuses it."""
     if isinstance(strategy, Controller):
         return strategy
     if isinstance(strategy, Strategy):
@@ -516,7 +518,7 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
     if kind not in ("traversal", "iterative"):
         raise StrategyError(f"unknown algorithm kind {kind!r}")
     if strategy == HYBRID:
-        if kind != "traversal":
+        if kind != "traversal" and not monotone:
             raise StrategyError("strategy 'hybrid' (MultiGraph's sampled choice of sparse or dense iterations) steers "
                                 "traversals (BFS, SSSP, betweenness); this algorithm's iterations take 'auto', "
                                 "'static', 'adaptive' or a Strategy")

@@ -330,4 +330,5 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "(int)a.first_wins, (int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, "
         "a.threshold, rules, a.st, GGP{a.params});\n}\n"
     )
-    return "".join([f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n#define GG_SPLIT_CHUNK_FROM {SPLIT_CHUNK_FROM}\n", INCLUDES, program_struct(program), expand, kernel])
+    defines = f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n#define GG_SPLIT_CHUNK_FROM {SPLIT_CHUNK_FROM}\n"
+    return "".join([defines, INCLUDES, program_struct(program), expand, kernel])
