@@ -22,6 +22,7 @@ from graphgear.engine.controller import (
     IterativeController,
     TraversalController,
     configuration_table,
+    controller_name,
     fifo_pass,
     hop_friendly,
     make_controller,
@@ -274,6 +275,16 @@ def test_make_controller_forms():
     with pytest.raises(StrategyError):
         make_controller("auto", g, "sideways")
 
+
+
+def test_controller_name_is_the_built_controllers():
+    """The trace name betweenness takes without building a controller is the one make_controller's would carry."""
+    g = gg.load("grid:10:10")
+    forms = ["auto", "static", "adaptive", "hybrid", "direction=pull", Strategy(direction="push"),
+             FixedController(Strategy())]
+    for form in forms:
+        assert controller_name(form) == make_controller(form, g, "traversal").name, form
+    assert [controller_name(f) for f in forms] == ["auto", "static", "adaptive", "hybrid", "fixed", "fixed", "fixed"]
 
 # ---------------------------------------------------------------------------------------------------------- trace
 

@@ -55,7 +55,8 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_cas, atomic_fadd
-from ..engine.controller import CONTROLLERS, NAMED_CONTROLLERS, IterationInfo, check_strategy, make_controller
+from ..engine.controller import (CONTROLLERS, NAMED_CONTROLLERS, IterationInfo, check_strategy, controller_name,
+                                 make_controller)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
@@ -402,7 +403,7 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     endpoint = xp.asarray([1.0 if endpoints else 0.0])
     arrays = (level, sigma, delta, coef, bc, depth, endpoint)
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
-                  controller=make_controller(strategy, graph, "traversal").name)
+                  controller=controller_name(strategy))
     automatic = isinstance(strategy, str) and strategy in CONTROLLERS  # a caller's own Strategy runs as given
     one_pass = be.capabilities.brandes_loop and automatic
     first = _one_pass_decision(G.graph, ids, strategy, be.capabilities.async_order) if one_pass else None
@@ -475,7 +476,7 @@ def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None,
     source = xp.zeros(1, dtype=np.int32)
     arrays = (sigma, pending, count, coef, acc, bc, endpoint, source)
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
-                  controller=make_controller(strategy, view, "traversal").name)
+                  controller=controller_name(strategy))
     push = dag_strategy(strategy, view)
     for s in ids:
         reached = weighted_single_source(be, G, view, s, arrays, trace, strategy, push)

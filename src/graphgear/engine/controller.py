@@ -43,6 +43,7 @@ __all__ = [
     "note_depth",
     "learned_depth",
     "check_strategy",
+    "controller_name",
     "IterationInfo",
     "Decision",
     "Controller",
@@ -540,6 +541,16 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
         controller = IterativeController(base, prefix=prefix)
     controller.name = strategy
     return controller
+
+
+def controller_name(strategy: Any) -> str:
+    """The name the controller make_controller builds for `strategy` would carry, without building it (the automatic
+    controllers read the graph's degree statistics and learned depth): for a trace whose levels another loop runs."""
+    if isinstance(strategy, Controller):
+        return strategy.name
+    if isinstance(strategy, str) and strategy in NAMED_CONTROLLERS:
+        return strategy
+    return FixedController.name
 
 
 def check_strategy(strategy: Any) -> Any:
