@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from graphgear.bench import adaptive
-from graphgear.bench.adaptive import AdaptiveRow, adaptive_graphs, adaptive_suite, fixed_strategies, summary
+from graphgear.bench.adaptive import AdaptiveRow, adaptive_graphs, adaptive_suite, fixed_strategies, row_line, summary
 from graphgear.cli import main
 
 SMALL = [("power-law undirected", "kron:7"), ("road-like lattice", "grid:12:12:0.8")]
@@ -159,6 +159,33 @@ def test_cli_refuses_an_algorithm_the_suite_does_not_time(capsys):
     assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--algorithms", "bfs,scc"]) == 2
     err = capsys.readouterr().err
     assert "scc" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_runs_the_named_shapes_and_logs_each_row(tmp_path, capsys):
+    """--shapes runs a part of the suite (the GPU's lattices take a device session of their own); each finished row
+    is logged as it ends, so a suite stopped part-way has shown what it measured."""
+    out = tmp_path / "adaptive.json"
+    assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--scale", "6", "--algorithms", "bfs",
+                 "--repeat", "1", "--graphs", str(tmp_path), "--shapes", "random geometric, road-like lattice",
+                 "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [r["shape"] for r in report["rows"]] == ["road-like lattice", "random geometric"]
+    text = capsys.readouterr().out
+    assert "bfs on road-like lattice (grid:8:8): auto" in text and "auto / best" in text
+
+
+def test_cli_refuses_an_unknown_shape(capsys):
+    assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--shapes", "road-like lattice,moebius"]) == 2
+    err = capsys.readouterr().err
+    assert "'moebius'" in err and "random geometric" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_row_line_says_auto_the_best_and_the_ratio():
+    row = AdaptiveRow("bfs", "power-law undirected", "kron:6", 64, 100, 2.0, {"a": 1.0, "b": 4.0}, failed={"c": "x"})
+    assert row_line(row) == ("bfs on power-law undirected (kron:6): auto 2.000 ms, best fixed a 1.000 ms, auto / best "
+                             "2.00, 1 failed")
+    assert row_line(AdaptiveRow("cc", "s", "g", 1, 1, 1.0)).endswith("no fixed strategy ran")
 
 
 @pytest.mark.gpu

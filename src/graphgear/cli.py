@@ -636,6 +636,8 @@ def _cmd_bench_adaptive(args: argparse.Namespace) -> int:
     if folder is None:
         console.print("[yellow]no real graphs found (shared/graphs, --graphs or $GRAPHGEAR_GRAPHS): generated shapes only")
     graphs = adaptive.adaptive_graphs(scale, folder)
+    if args.shapes:
+        graphs = adaptive.select_shapes(graphs, args.shapes)
     rows = adaptive.adaptive_suite(graphs, algorithms, backend=backend, repeat=args.repeat,
                                    progress=lambda m: console.log(m))
     table = Table(title=f"graphgear bench --suite adaptive (backend {backend}, median of {args.repeat} after warm-up; "
@@ -856,6 +858,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-ablation", action="store_true", help="gpu suite: skip the load-balancing ablation")
     bench.add_argument("--scale", type=int, help="adaptive suite: 2^SCALE vertices a generated shape (default 16 on "
                        "the CPU, 21 on the GPU)")
+    bench.add_argument("--shapes", help="adaptive suite: comma-separated subset of the graph shapes, e.g. \"road-like "
+                       "lattice,random geometric\" (a long suite run in parts)")
     bench.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     bench.add_argument("--strategy", default="auto")
     bench.add_argument("--repeat", type=int, default=3, help="timed runs per case after a warm-up (median)")

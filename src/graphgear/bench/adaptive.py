@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from ..engine.strategy import Strategy
-from ..errors import StrategyError
+from ..errors import GraphgearError, StrategyError
 from .references import agreement, output_of
 from .suites import default_source, run_algorithm
 
-__all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies", "strategy_label",
-           "summary"]
+__all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies", "row_line",
+           "select_shapes", "strategy_label", "summary"]
 
 ADAPTIVE_ALGORITHMS = ("bfs", "sssp", "cc", "pagerank", "bc")
 # the issue's target (issue 24, point 5)
@@ -220,7 +220,30 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
                 else:
                     row.failed[label] = f"result unlike auto's ({detail})"
             rows.append(row)
+            progress(row_line(row))
     return rows
+
+
+def row_line(row: AdaptiveRow) -> str:
+    """A finished row in one line, for progress on a suite that runs for many minutes."""
+    best, ms = row.best
+    head = f"{row.algorithm} on {row.shape} ({Path(row.graph).name}): auto {row.auto_ms:,.3f} ms"
+    tail = f", {len(row.failed)} failed" if row.failed else ""
+    if not row.fixed_ms:
+        return f"{head}, no fixed strategy ran{tail}"
+    return f"{head}, best fixed {best} {ms:,.3f} ms, auto / best {row.ratio:.2f}{tail}"
+
+
+def select_shapes(graphs: list[tuple[str, str]], names: str) -> list[tuple[str, str]]:
+    """The shapes named in `names` (comma-separated, as adaptive_graphs names them: "road-like lattice,random
+    geometric"), in the suite's order, so that a long suite can run in parts; GraphgearError names an unknown one."""
+    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    known = [shape for shape, _ in graphs]
+    unknown = [name for name in wanted if name not in known]
+    if unknown or not wanted:
+        raise GraphgearError(f"--shapes: unknown shape {', '.join(map(repr, unknown)) or repr(names)}; the shapes are "
+                            f"{', '.join(known)}")
+    return [(shape, spec) for shape, spec in graphs if shape in wanted]
 
 
 def summary(rows: list[AdaptiveRow]) -> dict[str, Any]:
