@@ -517,6 +517,19 @@ def test_known_out_edges_is_kept_for_its_degree_array_only():
     assert Frontier.from_mask(np.array([True, False, True, False])).out_edges(degree) == 5
 
 
+def test_degree_scan_is_given_for_its_degree_array_with_its_total_only():
+    """Kernel C's degree prefix sum is handed to a consumer only for the degree array it was written over, and only
+    with the total the producer counted (merge_path reads both instead of scanning and reading back)."""
+    degree = np.array([3, 0, 2, 5])
+    scan = np.array([5, 8])
+    f = Frontier.from_vertices(np.array([3, 0]), 4).known_out_edges(degree, 8).known_degree_scan(degree, scan)
+    assert f.degree_scan(degree) is scan
+    assert f.degree_scan(np.array([1, 1, 1, 1])) is None
+    assert Frontier.from_vertices(np.array([3, 0]), 4).known_degree_scan(degree, scan).degree_scan(degree) is None
+    assert Frontier.from_vertices(np.array([3, 0]), 4).degree_scan(degree) is None
+    assert f.to_dense().to_sparse().degree_scan(degree) is None  # a converted frontier carries none
+
+
 # ------------------------------------------------------------------------------------------------------ run_steps
 
 

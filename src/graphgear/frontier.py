@@ -29,7 +29,7 @@ def _array_module(array: Any) -> Any:
 class Frontier:
     """Active vertices of a graph with ``num_vertices`` vertices, as a queue of ids or a dense bool map."""
 
-    __slots__ = ("num_vertices", "queue", "mask", "_size", "_out_edges")
+    __slots__ = ("num_vertices", "queue", "mask", "_size", "_out_edges", "_degree_scan")
 
     def __init__(self, num_vertices: int, queue: Any = None, mask: Any = None) -> None:
         if (queue is None) == (mask is None):
@@ -39,6 +39,7 @@ class Frontier:
         self.mask = mask
         self._size: int | None = None if queue is None else int(queue.shape[0])
         self._out_edges: tuple[Any, int] | None = None  # (the out-degree array, the sum) when the producer knew it
+        self._degree_scan: tuple[Any, Any] | None = None  # (the out-degree array, the queue's inclusive degree sums)
 
     # ---------------------------------------------------------------------------------------------- constructors
     @classmethod
@@ -97,6 +98,21 @@ class Frontier:
         out_edges(out_degree) calls return it without touching the device. Returns self."""
         self._out_edges = (out_degree, int(edges))
         return self
+
+    def known_degree_scan(self, out_degree: Any, scan: Any) -> Frontier:
+        """Record the inclusive prefix sum of the queue's out-degrees over `out_degree`, in queue order, as the operator
+        that made the queue wrote it (Busato & Bombieri's unordered prefix sum, kernel C); with its total recorded by
+        known_out_edges, a merge_path push searches it as it is. Returns self."""
+        self._degree_scan = (out_degree, scan)
+        return self
+
+    def degree_scan(self, out_degree: Any) -> Any:
+        """The queue's degree prefix sum over `out_degree` where its producer wrote one and its total is known, else
+        None (the consumer scans the queue itself)."""
+        if (self._degree_scan is None or self._degree_scan[0] is not out_degree or self._out_edges is None
+                or self._out_edges[0] is not out_degree):
+            return None
+        return self._degree_scan[1]
 
     # ---------------------------------------------------------------------------------------------- conversions
     def to_dense(self) -> Frontier:

@@ -118,6 +118,39 @@ def test_generic_advance_levels(strategy):
     np.testing.assert_array_equal(cp.asnumpy(level), ref)
 
 
+@pytest.mark.parametrize("spec", ["kron:11", "rmat:11:8", "grid:40:50:0.8"])
+@pytest.mark.parametrize("frontier_kind", ["vertex_queue", "edge_queue"])
+def test_merge_path_levels_carry_kernel_c_scans(spec, frontier_kind):
+    """Busato & Bombieri's kernel C: a merge_path level's output queue comes with its degree prefix sum, written by
+    the emissions in the queue's own order (one 64-bit atomic a warp packs the slots and the edge range), and the
+    next merge_path level searches it instead of scanning; the levels give the CPU's BFS."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load(spec)
+    G = be.graph(g)
+    strategy = Strategy(balance="merge_path", frontier=frontier_kind, dedup="none")
+    s = int(np.argmax(g.out_degree()))
+    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
+    level[s] = 0
+    depth = cp.zeros(1, dtype=cp.int32)
+    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
+    scanned = 0
+    while frontier.size:
+        frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
+        depth += 1
+        scan = frontier.degree_scan(G.out_degree)
+        assert scan is not None and scan.size == frontier.size
+        degrees = G.out_degree[cp.asarray(frontier.vertices())].astype(cp.int64)
+        np.testing.assert_array_equal(cp.asnumpy(scan), cp.asnumpy(cp.cumsum(degrees)))
+        assert frontier.out_edges(G.out_degree) == (int(scan[-1]) if frontier.size else 0)
+        scanned += frontier.size > 0
+    assert scanned >= 2
+    np.testing.assert_array_equal(cp.asnumpy(level), gg.bfs(g, s, backend="cpu").distances)
+
+
 GRID_GATHERING = [Strategy(balance="twc")] + [
     Strategy(balance=b, group_size=g, supports=frozenset({"warp_gather", "block_gather"}))
     for b, g in (("vertex_group", 1), ("vertex_group", 4), ("vertex_group", 16), ("vertex_group", 32), ("warp_scan", 32))

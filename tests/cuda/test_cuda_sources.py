@@ -255,6 +255,22 @@ def test_control_words_sit_where_the_kernel_expects_them():
                       "GG_STATUS_WORD": backend.STATUS_WORD}
 
 
+def test_kernel_c_counter_packs_as_the_header_says():
+    """Kernel C's packed counter (common.cuh GG_SCAN_EDGE_BITS): the host unpacks what a warp's atomic adds, and uses
+    it only where a level's queue and every arc fit the two fields."""
+    from types import SimpleNamespace
+
+    from graphgear.backends.cuda import structs
+
+    bits = sources.header_constant("common.cuh", "GG_SCAN_EDGE_BITS")
+    assert structs.SCAN_EDGE_BITS == bits
+    packed = (3 << bits) + 40 + (5 << bits) + 2  # two warps' adds: 3 vertices of 40 edges, 5 of 2
+    assert structs.unpack_scan_counter(packed) == (8, 42)
+    assert structs.fits_scan_counter(SimpleNamespace(num_arcs=2**bits - 1), 2 ** (64 - bits) - 1)
+    assert not structs.fits_scan_counter(SimpleNamespace(num_arcs=2**bits), 10)
+    assert not structs.fits_scan_counter(SimpleNamespace(num_arcs=10), 2 ** (64 - bits))
+
+
 class _HostLog:
     """A log as the device leaves it (BrandesRun reads it with .get())."""
 

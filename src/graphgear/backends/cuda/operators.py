@@ -18,7 +18,7 @@ from . import runtime as rt
 from . import sources
 from .graph import CudaGraph, hub_chunks
 from .sources import ADVANCE_KERNELS, MERGE_PATH_CHUNK
-from .structs import DEDUP_BITS, IDENTITY, MONOIDS, SUPPORT_BITS
+from .structs import DEDUP_BITS, IDENTITY, MONOIDS, SUPPORT_BITS, fits_scan_counter, unpack_scan_counter
 
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
 # neighbor_reduce over every row: (degree bound, lanes per row) of each degree bin, TWC's thread/warp/CTA bins for a
@@ -121,6 +121,10 @@ class Operators:
         dedup_bits = self._buffer("dedup_bits", rt.bitmap_words(n), cp.uint32) if mode == 1 else self._buffer("nobits", 1, cp.uint32)
         if mode == 1:
             dedup_bits.fill(0)
+        # Busato & Bombieri's kernel C: a merge_path push writes the output queue's degree prefix sum with it (the next
+        # merge_path level searches it: no scan, no host read of its total)
+        scan_out = (self._buffer("out_scan", max(capacity, 1), cp.int64)
+                    if strategy.balance == "merge_path" and not dense_out and fits_scan_counter(G, capacity) else None)
         self._counter.reset()
         supports = sum(SUPPORT_BITS[s] for s in strategy.supports if s in SUPPORT_BITS) + DEDUP_BITS.get(strategy.dedup, 0)
         tail = state if not program_args else program_args
@@ -128,24 +132,34 @@ class Operators:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
             args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets, np.int64(0),
-                    active, np.int32(n)) + self._emit_counters() + tail
+                    active, np.int32(n)) + self._emit_counters(scan=scan_out) + tail
             rt.launch(module.get_function("adv_mask"), n, args)
         else:
             queue = cp.asarray(frontier.queue, dtype=cp.int32)
             qsize = int(queue.size)
             if qsize:
-                self._advance_queue(G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail)
+                scan_in = frontier.degree_scan(G.out_degree)  # known only with its total: no host read
+                self._advance_queue(G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail,
+                                    scan_in, None if scan_in is None else frontier.out_edges(G.out_degree), scan_out)
         if dense_out:
             return Frontier.from_mask(mask.view(cp.bool_))
         count, edges = self._counter.read_with_edges()  # the emissions summed the new frontier's out-degrees
-        return Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32).known_out_edges(G.out_degree, edges)
+        if scan_out is not None:  # kernel C packed both in the edge word
+            count, edges = unpack_scan_counter(edges)
+        out = Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32).known_out_edges(G.out_degree, edges)
+        return out if scan_out is None else out.known_degree_scan(G.out_degree, scan_out[:count].copy())
 
-    def _emit_counters(self, hubs: Any = None, huge: int = 0) -> tuple:
+    def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None) -> tuple:
         """The advance kernels' last arguments before the state: the hub queue (null: none), its count, the degree
-        that sends a vertex there, and the out-edge sum of the output queue (kernels/common.cuh GGOut)."""
-        return (np.uint64(0) if hubs is None else hubs, self._counter.hubs, np.int64(huge), self._counter.edges)
+        that sends a vertex there, the out-edge sum of the output queue and its degree prefix sum (null: none; kernel
+        C, kernels/common.cuh GGOut and gg_emit_scanned)."""
+        return (np.uint64(0) if hubs is None else hubs, self._counter.hubs, np.int64(huge), self._counter.edges,
+                np.uint64(0) if scan is None else scan)
 
-    def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail) -> None:
+    def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail,
+                       scan_in=None, edges=None, scan_out=None) -> None:
+        """One level's launches over a queue. merge_path searches `scan_in`, the queue's degree prefix sum as the level
+        before wrote it (kernel C), with `edges` its total; without it, a cumsum and a read of its last entry."""
         cp = self.xp
         kernel, name = self._advance_kernel(module, strategy)
         scan = G.offsets
@@ -167,14 +181,17 @@ class Operators:
                     total = int(hscan[-1])
                     args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), members, np.int32(members.size),
                             out_queue, self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(0), hscan,
-                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0)) + self._emit_counters() + tail
+                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0)) + self._emit_counters(scan=scan_out) + tail
                     rt.launch(merge, (total + MERGE_PATH_CHUNK - 1) // MERGE_PATH_CHUNK * rt.BLOCK, args)
             if qsize == 0:
                 return
         work = qsize
         if name == "adv_merge_path":
-            scan = cp.cumsum(G.out_degree[queue])
-            total = int(scan[-1]) if qsize else 0
+            if scan_in is not None and scan_in.size == qsize and edges is not None:
+                scan, total = scan_in, int(edges)
+            else:
+                scan = cp.cumsum(G.out_degree[queue])
+                total = int(scan[-1]) if qsize else 0
             chunk = MERGE_PATH_CHUNK
             work = (total + chunk - 1) // chunk * rt.BLOCK
         elif name == "adv_three_stage":
@@ -187,7 +204,7 @@ class Operators:
         hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather else None
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
                 self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
-                mask, np.int32(0)) + self._emit_counters(hubs, self.grid_gather_degree) + tail
+                mask, np.int32(0)) + self._emit_counters(hubs, self.grid_gather_degree, scan_out) + tail
         rt.launch(kernel, work, args)
         if grid_gather:
             rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), args)

@@ -15,6 +15,19 @@ SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
 DEDUP_BITS = {"warp_hash": 4, "block": 8}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
+# kernel C's packed counter (kernels/common.cuh gg_emit_scanned): the queue's length above this bit, its out-edges below
+SCAN_EDGE_BITS = sources.header_constant("common.cuh", "GG_SCAN_EDGE_BITS")
+
+
+def fits_scan_counter(G: Any, capacity: int) -> bool:
+    """Whether kernel C's packed counter holds a level of this graph: a queue of up to `capacity` entries in the high
+    64 - SCAN_EDGE_BITS bits, and up to every arc in the low ones (otherwise merge_path scans the queue after it)."""
+    return capacity < (1 << (64 - SCAN_EDGE_BITS)) and int(G.num_arcs) < (1 << SCAN_EDGE_BITS)
+
+
+def unpack_scan_counter(packed: int) -> tuple[int, int]:
+    """(the queue's length, its out-edges) from kernel C's packed counter."""
+    return packed >> SCAN_EDGE_BITS, packed & ((1 << SCAN_EDGE_BITS) - 1)
 
 
 class KernelStruct:

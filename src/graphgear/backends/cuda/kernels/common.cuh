@@ -205,10 +205,45 @@ struct GGOut {
     i64 huge = 0;
     const i64* out_offsets = nullptr;  // null, or the CSR offsets: the out-degrees of the queued vertices are summed
     u64* edge_sum = nullptr;           // here (the next push's work, read with the queue's length: no second read)
+    i64* scan = nullptr;       // null, or Busato & Bombieri's kernel C (gg_emit_scanned): the queue's degree prefix
+                               // sum, written with it; *edge_sum then packs the queue's length and its out-edges
     int* spill = nullptr;      // mode 3: a block's local queue (queue, counter in shared memory) of `capacity`
     u32* spill_count = nullptr;  // entries; what does not fit goes to the global queue spill, claimed in dedup_bits
     u32 capacity = 0;
 };
+
+// Busato & Bombieri's kernel C, the online unordered prefix sum: the emitting lanes of a warp claim their queue slots
+// and their range of the next frontier's edges with ONE 64-bit atomicAdd on *out.edge_sum, which packs the queue's
+// length (the bits from GG_SCAN_EDGE_BITS up) and its out-edge sum (the bits below). Each taker writes its vertex and
+// the inclusive sum of the degrees up to it, so out.scan is the prefix sum of the queue's degrees in the queue's own
+// (unordered) order: the next level's merge_path searches it as it is, with no scan and no host read of its total.
+// The sum over the takers runs on the active lanes alone (a balancer's tail may call with part of a warp). The host
+// uses this only where the graph's vertices and arcs fit the two fields (structs.fits_scan_counter).
+#define GG_SCAN_EDGE_BITS 37
+__device__ __forceinline__ void gg_emit_scanned(const GGOut& out, bool take, int v) {
+    const u32 mask = __activemask();
+    const u32 ballot = __ballot_sync(mask, take);
+    if (ballot == 0) return;
+    const int lane = gg_lane();
+    const u64 degree = take ? (u64)(out.out_offsets[v + 1] - out.out_offsets[v]) : 0;
+    u64 inclusive = 0, total = 0;
+    for (u32 rest = ballot; rest; rest &= rest - 1) {  // the takers in lane order: popc(ballot) uniform shuffles
+        const int from = __ffs(rest) - 1;
+        const u64 d = __shfl_sync(mask, degree, from);
+        total += d;
+        if (from <= lane) inclusive += d;
+    }
+    const int leader = __ffs(ballot) - 1;
+    u64 old = 0;
+    if (lane == leader)
+        old = atomicAdd((unsigned long long*)out.edge_sum, ((u64)__popc(ballot) << GG_SCAN_EDGE_BITS) | total);
+    old = __shfl_sync(mask, old, leader);
+    if (take) {
+        const u64 slot = (old >> GG_SCAN_EDGE_BITS) + __popc(ballot & ((1u << lane) - 1u));
+        out.queue[slot] = v;
+        out.scan[slot] = (i64)((old & ((1ull << GG_SCAN_EDGE_BITS) - 1ull)) + inclusive);
+    }
+}
 
 __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
     if (out.mode == 2) {
@@ -223,6 +258,10 @@ __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
         return;
     }
     bool take = active && (out.mode == 0 || gg_claim_bit(out.dedup_bits, v));
+    if (out.scan) {
+        gg_emit_scanned(out, take, v);
+        return;
+    }
     gg_warp_append(take, v, out.queue, out.counter);
     if (out.edge_sum) gg_warp_add(take ? (u64)(out.out_offsets[v + 1] - out.out_offsets[v]) : 0, out.edge_sum);
 }
