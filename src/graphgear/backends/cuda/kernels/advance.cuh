@@ -175,6 +175,17 @@ __device__ __forceinline__ i64 gg_scan_entry(const i64* offsets, const int* indi
     return gg_warp_inclusive_sum(degree);
 }
 
+// The row holding edge e of a scanned stretch: the last of its `rows` rows whose exclusive edge offset (s_excl, in
+// shared memory) is <= e (a binary search; rows of degree 0 share their offset with the next row and are passed over).
+__device__ __forceinline__ int gg_row_of_edge(const i64* s_excl, int rows, i64 e) {
+    int lo = 0, hi = rows - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (s_excl[mid] <= e) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
 template <class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, const float* weights, int weighted,
                                      const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
@@ -196,11 +207,7 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
         s_excl[threadIdx.x] = incl - degree;
         __syncwarp();
         for (i64 e = lane; e < total; e += GG_WARP) {
-            int lo = 0, hi = 31;  // the last row whose exclusive offset <= e
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (s_excl[wbase + mid] <= e) lo = mid; else hi = mid - 1;
-            }
+            const int lo = gg_row_of_edge(s_excl + wbase, GG_WARP, e);
             const i64 k = s_start[wbase + lo] + (e - s_excl[wbase + lo]);
             const int v = indices[k];
             gg_emit(out, f(s_u[wbase + lo], v, gg_weight(weights, weighted, k)), v);
@@ -321,11 +328,7 @@ __device__ void gg_advance_block_scan(const i64* offsets, const int* indices, co
         const i64 total = s_warps[warps - 1];
         __syncthreads();
         for (i64 e = threadIdx.x; e < total; e += blockDim.x) {
-            int lo = 0, hi = blockDim.x - 1;  // the last row whose exclusive offset <= e
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (s_excl[mid] <= e) lo = mid; else hi = mid - 1;
-            }
+            const int lo = gg_row_of_edge(s_excl, blockDim.x, e);
             const int w = s_u[lo];  // a row of positive degree: the last row whose offset <= e holds edge e
             const i64 k = offsets[w] + (e - s_excl[lo]);
             const int v = indices[k];
