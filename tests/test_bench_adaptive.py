@@ -91,6 +91,24 @@ def test_a_path_far_slower_than_auto_is_timed_by_one_warm_call():
     assert adaptive._fixed_time(lambda call: (41.0, call()), lambda call: next(probe), slow, auto_ms=1.0)[2] is False
 
 
+def test_a_slow_first_call_that_loaded_no_module_is_kept():
+    """Where the backend counts its kernel modules (the GPU) and the first call loaded none, that call was warm: it is
+    kept, and no second call is made; a first call that loaded one is called again."""
+    modules = [3]
+    calls = []
+    for loads, expected in ((0, 1), (1, 2)):
+        calls.clear()
+
+        def probe(call, loads=loads):
+            calls.append(1)
+            modules[0] += loads
+            return 900.0, "r"
+
+        got = adaptive._fixed_time(lambda call: (1.0, call()), probe, lambda: "never", auto_ms=10.0,
+                                   loaded=lambda: modules[0])
+        assert got == (900.0, "r", True) and len(calls) == expected, loads
+
+
 def test_pagerank_paths_agree_within_the_stopping_rule():
     """Two PageRank iterates that each met networkx's rule (L1 change < N tol) may differ by up to 2 alpha / (1 -
     alpha) N tol; more than that is a different answer."""
