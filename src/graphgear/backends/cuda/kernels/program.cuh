@@ -105,9 +105,7 @@ struct GGProgramReduce {
     P p;
     __device__ __forceinline__ double identity() const { return monoid == GG_MIN ? GG_INF : -GG_INF; }
     __device__ __forceinline__ double candidate(int u, float w) const { return p.edge(message[u], w); }
-    __device__ __forceinline__ double better(double a, double b) const {
-        return monoid == GG_MIN ? (b < a ? b : a) : (b > a ? b : a);
-    }
+    __device__ __forceinline__ double better(double a, double b) const { return gg_combine(monoid, a, b); }
     __device__ __forceinline__ bool commit(int v, double best) const {
         return gg_improves(monoid, buffer[v], best) && gg_accumulate(monoid, buffer + v, best);
     }

@@ -48,6 +48,19 @@ __device__ __forceinline__ bool gg_pull_row(const int* t_indices, const float* t
     return __any_sync(group_mask, activated);
 }
 
+// Warp gathering of a pull: the rows [start, end) of GG_PULL_GATHER_DEGREE in-edges and more among the warp's lanes,
+// in turn; row(leader, start, end) runs on every lane for each (the caller keeps the leader's answer). Every lane of
+// the warp calls it.
+template <class Row>
+__device__ __forceinline__ void gg_gather_rows(i64 start, i64 end, Row row) {
+    u32 big = __ballot_sync(GG_FULL_MASK, end - start >= GG_PULL_GATHER_DEGREE);
+    while (big) {
+        const int leader = __ffs(big) - 1;
+        big &= big - 1;
+        row(leader, __shfl_sync(GG_FULL_MASK, start, leader), __shfl_sync(GG_FULL_MASK, end, leader));
+    }
+}
+
 // Thread per candidate with warp gathering: the warp's rows of in-degree >= GG_PULL_GATHER_DEGREE are scanned one
 // after another by all its lanes (coalesced index loads, early exit by ballot), the rest by their own thread. Without
 // it a warp waited for its longest row, read one load after another: BC's forward pulls (no early exit) made a
@@ -63,20 +76,15 @@ __device__ void gg_pull_warp_gathered(const i64* t_offsets, const int* t_indices
         i64 start = is_candidate ? t_offsets[v] : 0;
         const i64 end = is_candidate ? t_offsets[v + 1] : 0;
         bool activated = false;
-        u32 big = __ballot_sync(GG_FULL_MASK, end - start >= GG_PULL_GATHER_DEGREE);
-        while (big) {  // warp gathering: the lanes' big rows in turn, each by the whole warp
-            const int leader = __ffs(big) - 1;
-            big &= big - 1;
+        gg_gather_rows(start, end, [&](int leader, i64 bs, i64 be) {  // the lanes' big rows, each by the whole warp
             const int bv = __shfl_sync(GG_FULL_MASK, v, leader);
-            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
-            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
             const bool hit = gg_pull_row<GG_WARP>(t_indices, t_weights, weighted, active_bits, all_active, f, bv, bs, be,
                                                   lane, GG_FULL_MASK);
             if (lane == leader) {
                 activated = hit;
                 start = end;
             }
-        }
+        });
         // a small row: its own thread, GG_PULL_ILP in-edges a step -- their index loads and bitmap lookups issued
         // together (independent loads in flight), the functor then called on the active ones in row order, so an
         // early exit stops exactly where a one-edge-at-a-time scan would
@@ -180,16 +188,11 @@ __device__ void gg_reduce_warp_gathered(const i64* t_offsets, const int* t_indic
         const i64 end = is_candidate ? t_offsets[v + 1] : 0;
         const bool gathered = end - start >= GG_PULL_GATHER_DEGREE;
         double mine = r.identity();
-        u32 big = __ballot_sync(GG_FULL_MASK, gathered);
-        while (big) {
-            const int leader = __ffs(big) - 1;
-            big &= big - 1;
-            const i64 bs = __shfl_sync(GG_FULL_MASK, start, leader);
-            const i64 be = __shfl_sync(GG_FULL_MASK, end, leader);
+        gg_gather_rows(start, end, [&](int leader, i64 bs, i64 be) {
             const double best = gg_reduce_row<GG_WARP>(t_indices, t_weights, weighted, active_bits, all_active, r, bs,
                                                        be, lane, GG_FULL_MASK);
             if (lane == leader) mine = best;
-        }
+        });
         if (!gathered) mine = gg_reduce_row<1>(t_indices, t_weights, weighted, active_bits, all_active, r, start, end, 0, 0u);
         gg_emit(out, is_candidate && r.commit(v, mine), v);
     }
