@@ -27,6 +27,7 @@ from graphgear.engine.controller import (
     hop_friendly,
     make_controller,
     near_far_hops,
+    parsed_once,
 )
 from graphgear.engine.strategy import CHOICES, Strategy
 from graphgear.engine.trace import Trace
@@ -285,6 +286,17 @@ def test_controller_name_is_the_built_controllers():
     for form in forms:
         assert controller_name(form) == make_controller(form, g, "traversal").name, form
     assert [controller_name(f) for f in forms] == ["auto", "static", "adaptive", "hybrid", "fixed", "fixed", "fixed"]
+
+
+def test_parsed_once_parses_short_forms_only():
+    """Betweenness and SCC make a controller per source or phase: a short form is parsed once, before; a named
+    controller, a Strategy and a controller pass as given; a faulty short form is refused by name."""
+    assert parsed_once("direction=pull") == Strategy(direction="pull")
+    fixed = FixedController(Strategy())
+    for form in ("auto", "static", "adaptive", "hybrid", Strategy(sync="async"), fixed):
+        assert parsed_once(form) is form
+    with pytest.raises(StrategyError, match="sideways"):
+        parsed_once("direction=sideways")
 
 # ---------------------------------------------------------------------------------------------------------- trace
 

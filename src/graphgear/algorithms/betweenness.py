@@ -55,8 +55,8 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_cas, atomic_fadd
-from ..engine.controller import (CONTROLLERS, NAMED_CONTROLLERS, IterationInfo, check_strategy, controller_name,
-                                 make_controller)
+from ..engine.controller import (CONTROLLERS, IterationInfo, check_strategy, controller_name, make_controller,
+                                 parsed_once)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
@@ -387,8 +387,7 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     ids, sampled = _choose_sources(graph, k, seed, sources)
     check_strategy(strategy)
     be = get_backend(backend)
-    if isinstance(strategy, str) and strategy not in NAMED_CONTROLLERS:
-        strategy = Strategy.parse(strategy)  # parsed once, not once per source
+    strategy = parsed_once(strategy)  # not once per source
     if weight is not None and graph.weighted:
         return _weighted(be, graph, ids, sampled, normalized, endpoints, strategy)
     xp = be.xp

@@ -48,8 +48,7 @@ import numpy as np
 from ..backends import get_backend
 from ..backends.base import Repeat
 from ..backends.cpu.atomics import atomic_add, atomic_max
-from ..engine.controller import (CONTROLLERS, NAMED_CONTROLLERS, Controller, IterationInfo, check_strategy,
-                                 fifo_pass, make_controller)
+from ..engine.controller import Controller, IterationInfo, check_strategy, fifo_pass, make_controller, parsed_once
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..frontier import Frontier, one_vertex
@@ -617,8 +616,7 @@ def strongly_connected_components(graph: Graph, *, backend: Any = "auto", strate
     (in order of each component's smallest vertex). An undirected graph gives its connected components."""
     check_strategy(strategy)
     be = get_backend(backend)
-    if isinstance(strategy, str) and strategy not in NAMED_CONTROLLERS:
-        strategy = Strategy.parse(strategy)
+    strategy = parsed_once(strategy)
     run = _Run(be, graph, strategy)
     whole = run.serial_pass() if graph.num_vertices else None
     if whole is not None and not graph.directed:

@@ -44,6 +44,7 @@ __all__ = [
     "learned_depth",
     "check_strategy",
     "controller_name",
+    "parsed_once",
     "IterationInfo",
     "Decision",
     "Controller",
@@ -551,6 +552,15 @@ def controller_name(strategy: Any) -> str:
     if isinstance(strategy, str) and strategy in NAMED_CONTROLLERS:
         return strategy
     return FixedController.name
+
+
+def parsed_once(strategy: Any) -> Any:
+    """`strategy` with a short form ("direction=pull") parsed into its Strategy, for an algorithm that makes a
+    controller many times (per source, per phase) and would parse it each time; a named controller, a Strategy or a
+    controller as given."""
+    if isinstance(strategy, str) and strategy not in NAMED_CONTROLLERS:
+        return parse_strategy(strategy)
+    return strategy
 
 
 def check_strategy(strategy: Any) -> Any:
