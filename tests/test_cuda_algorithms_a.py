@@ -45,6 +45,7 @@ PUSH = (
        Strategy(balance="warp_scan", supports=GATHER), Strategy(balance="block_scan", supports=GATHER),
        Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
+    + [Strategy(balance="warp_scan", frontier="edge_queue", dedup="lookup")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async"),
        Strategy(sync="async", balance="vertex_group", group_size=4)]
 )

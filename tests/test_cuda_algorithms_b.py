@@ -31,6 +31,7 @@ PUSH_STRATEGIES = (
     + [Strategy(balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
     + [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
+    + [Strategy(balance="warp_scan", frontier="edge_queue", dedup="lookup")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
 )
 PULL_STRATEGIES = [

@@ -70,6 +70,8 @@ def test_strategy_string_round_trip(s):
         ("drive=topology,frontier=edge_queue", "nothing to hold"),
         ("direction=pull,supports=warp_gather", "balance push"),
         ("dedup=warp_hash,frontier=bitmap", "duplicate removal"),
+        ("dedup=lookup", "dedup=lookup removes the duplicates an edge queue would hold"),
+        ("dedup=lookup,frontier=bitmap", "duplicate removal applies to a data-driven queue"),
         ("group_size=4", "group_size applies"),
         ("group_size=three,balance=vertex_group", "group_size must be"),
         ("speed=fast", "unknown field 'speed'"),

@@ -25,7 +25,8 @@ PUSH_STRATEGIES = (
     + [Strategy(balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
     + [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))]
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
-    + [Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block")]
+    + [Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block", "lookup")]
+    + [Strategy(balance="merge_path", frontier="edge_queue", dedup="lookup")]
     + [Strategy(lookup="bitmask"), Strategy(lookup="bitmask", balance="three_stage")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
 )
@@ -351,6 +352,34 @@ def test_duplicate_removal_techniques_are_distinct(dedup, balance):
         assert emitted == edges_once  # each warp held 32 copies of one vertex
     else:
         assert edges_once <= emitted < 32 * edges_once
+
+
+
+@pytest.mark.parametrize("balance", BALANCERS, ids=lambda b: "-".join(map(str, b.values())))
+def test_duplicate_removal_during_lookup(balance):
+    """dedup=lookup (Busato & Bombieri's removal during lookup): the lanes of a warp emitting one vertex in a step
+    write it once. With one lane per vertex and each warp holding 32 copies of one vertex, the k-th neighbour of all
+    32 is emitted in one step: the edge queue holds each copy's edges once, against 32 times without. Every balancer
+    emits the same set of vertices with it as without, never more entries."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("grid:16:16")
+    G = be.graph(g)
+    frontier = Frontier.from_vertices(cp.asarray(np.repeat(np.arange(8, dtype=np.int32), 32)), g.num_vertices,
+                                      dtype=cp.int32)
+    state = (cp.zeros(1, dtype=cp.int32),)
+    strategy = Strategy(frontier="edge_queue", dedup="lookup", **balance)
+    thinned = be.advance(G, frontier, ALWAYS, strategy, state)
+    every = be.advance(G, frontier, ALWAYS, strategy.with_(dedup="none"), state)
+    edges_once = int(g.out_degree()[:8].sum())
+    assert every.size == 32 * edges_once
+    assert set(cp.asnumpy(thinned.vertices()).tolist()) == set(cp.asnumpy(every.vertices()).tolist())
+    assert thinned.size <= every.size
+    if balance == {"balance": "vertex_group", "group_size": 1}:
+        assert thinned.size == edges_once
 
 
 # ------------------------------------------------------------------------------------------ persistent kernel

@@ -28,8 +28,10 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
 supports    warp_gather, block_gather, supplementary_queues  (Busato: thresholds warp size, block size, half the
             device's resident threads)
 dedup       none, warp_hash (after frontier load, warp level: __match_any_sync), block (after frontier load,
-            block level: a shared hash table; both need a balancer that loads one vertex per thread), atomic
-            (test-and-set on emission: exact, costly)
+            block level: a shared hash table; both need a balancer that loads one vertex per thread), lookup
+            (during lookup, warp level: the lanes emitting one vertex in a step emit it once; any balancer, an
+            edge queue: a vertex queue is exact already), atomic (test-and-set on emission: exact, costly)
+            (Busato & Bombieri: duplicate removal during lookup or after frontier load, warp or block level)
 lookup      status   plain status array
             bitmask  one visited bit per vertex (L2-resident; good with random vertex labels)
 hops        1        level-synchronous: a barrier (or a grid barrier inside the persistent kernel) after every level
@@ -58,7 +60,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "frontier": ("vertex_queue", "edge_queue", "bitmap", "boolmap"),
     "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical"),
     "group_size": (1, 4, 16, 32),
-    "dedup": ("none", "warp_hash", "block", "atomic"),
+    "dedup": ("none", "warp_hash", "block", "lookup", "atomic"),
     "lookup": ("status", "bitmask"),
 }
 SUPPORTS = ("warp_gather", "block_gather", "supplementary_queues")
@@ -123,6 +125,9 @@ class Strategy:
             raise StrategyError("warp/block gathering and supplementary queues balance push expansion, not pull")
         if self.dedup != "none" and (self.frontier not in QUEUE_FRONTIERS or self.drive == "topology"):
             raise StrategyError("duplicate removal applies to a data-driven queue frontier (vertex_queue/edge_queue)")
+        if self.dedup == "lookup" and self.frontier != "edge_queue":
+            raise StrategyError("dedup=lookup removes the duplicates an edge queue would hold (frontier=edge_queue); a "
+                                "vertex queue is exact on emission already")
         if self.dedup in ("warp_hash", "block") and self.balance not in ("vertex_group", "twc", "warp_scan"):
             raise StrategyError(f"dedup={self.dedup} removes duplicates as each thread loads one frontier vertex: it needs "
                                 "balance=vertex_group, twc or warp_scan")

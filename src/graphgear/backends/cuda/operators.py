@@ -110,7 +110,8 @@ class Operators:
         dense_out = strategy.frontier in ("bitmap", "boolmap")
         # vertex_queue: a set of vertices, contracted on emission (test-and-set claim); edge_queue: the expansion writes
         # one entry per activating edge (Merrill's edge frontier), contracted when the next round loads it by the
-        # dedup technique (warp_hash, block) -- or not at all (none); dedup=atomic claims on emission in both
+        # dedup technique (warp_hash, block), or thinned as it is written (lookup: once per warp step) -- or not at
+        # all (none); dedup=atomic claims on emission in both
         exact = strategy.frontier == "vertex_queue" or strategy.dedup == "atomic"
         mode = 2 if dense_out else 1 if exact else 0
         # without exact removal on emission a vertex may be emitted once per in-edge from the frontier: room for every

@@ -114,11 +114,13 @@ def advance_wrappers(setup: str, extra: str) -> str:
     for name, body in ADVANCE_BODIES.items():
         out.append(
             f'extern "C" __global__ void __launch_bounds__(256) {name}({ADVANCE_ARGS}{extra}) {{\n'
-            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n    {body}\n}}\n"
+            f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n"
+            f"    out.unique_in_warp = supports & GG_DEDUP_LOOKUP;\n    {body}\n}}\n"
         )
     out.append(
         f'extern "C" __global__ void __launch_bounds__(256) adv_hubs({ADVANCE_ARGS}{extra}) {{\n'
         f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, nullptr, nullptr, 0, offsets, edge_sum, scan_out}};\n"
+        "    out.unique_in_warp = supports & GG_DEDUP_LOOKUP;\n"
         "    gg_grid_gather(offsets, indices, weights, weighted, hubs, *(volatile const u32*)hub_count, f, out);\n}\n"
     )
     return "".join(out)

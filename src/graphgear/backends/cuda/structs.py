@@ -11,8 +11,11 @@ import numpy as np
 from ...errors import BackendError
 from . import sources
 
-SUPPORT_BITS = {"warp_gather": 1, "block_gather": 2}
-DEDUP_BITS = {"warp_hash": 4, "block": 8}
+SUPPORT_BITS = {"warp_gather": sources.header_constant("common.cuh", "GG_WARP_GATHER"),
+                "block_gather": sources.header_constant("common.cuh", "GG_BLOCK_GATHER")}
+# duplicate removal: after frontier load (warp, block) or during lookup (kernels/common.cuh GG_DEDUP_*)
+DEDUP_BITS = {name: sources.header_constant("common.cuh", f"GG_DEDUP_{macro}")
+              for name, macro in (("warp_hash", "WARP"), ("block", "BLOCK"), ("lookup", "LOOKUP"))}
 MONOIDS = {"min": 0, "max": 1, "sum": 2, "or": 3}
 IDENTITY = {0: np.inf, 1: -np.inf, 2: 0.0, 3: 0.0}
 # kernel C's packed counter (kernels/common.cuh gg_emit_scanned): the queue's length above this bit, its out-edges below

@@ -24,6 +24,8 @@ typedef unsigned int u32;
 // duplicate removal after frontier load (Busato & Bombieri): warp level or block level
 #define GG_DEDUP_WARP 4
 #define GG_DEDUP_BLOCK 8
+// duplicate removal during lookup (Busato & Bombieri): the lanes of a warp that emit the same vertex emit it once
+#define GG_DEDUP_LOOKUP 16
 
 __device__ __forceinline__ int gg_lane() { return threadIdx.x & 31; }
 
@@ -210,6 +212,7 @@ struct GGOut {
     int* spill = nullptr;      // mode 3: a block's local queue (queue, counter in shared memory) of `capacity`
     u32* spill_count = nullptr;  // entries; what does not fit goes to the global queue spill, claimed in dedup_bits
     u32 capacity = 0;
+    int unique_in_warp = 0;    // mode 0: duplicate removal during lookup (GG_DEDUP_LOOKUP, gg_emit)
 };
 
 // Busato & Bombieri's kernel C, the online unordered prefix sum: the emitting lanes of a warp claim their queue slots
@@ -256,6 +259,13 @@ __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
         const bool spill = active && slot >= out.capacity;
         gg_warp_append(spill && gg_claim_bit(out.dedup_bits, v), v, out.spill, out.spill_count);
         return;
+    }
+    if (out.mode == 0 && out.unique_in_warp) {
+        // Busato & Bombieri's duplicate removal during lookup, warp level: the emitting lanes that found the same
+        // vertex in this step are grouped by __match_any_sync and the lowest emits it (an edge queue otherwise holds
+        // it once per activating edge; exact within the step, no atomics, no bitmap to clear)
+        const u32 same = __match_any_sync(__activemask(), active ? v : -1);
+        if (active && (__ffs(same) - 1) != gg_lane()) active = false;
     }
     bool take = active && (out.mode == 0 || gg_claim_bit(out.dedup_bits, v));
     if (out.scan) {
