@@ -9,10 +9,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphgear.bench import adaptive
 from graphgear.bench.adaptive import AdaptiveRow, adaptive_graphs, adaptive_suite, fixed_strategies, row_line, summary
 from graphgear.cli import main
+from graphgear.errors import GraphgearError
 
 SMALL = [("power-law undirected", "kron:7"), ("road-like lattice", "grid:12:12:0.8")]
 
@@ -199,3 +202,118 @@ def test_every_fixed_strategy_runs_on_the_gpu_and_agrees():
     for r in rows:
         assert not r.failed, (r.algorithm, r.graph, r.failed)
         assert len(r.fixed_ms) + len(r.refused) == len(fixed_strategies("cuda"))
+
+
+# ------------------------------------------------------------------------------------------------ parts and merging
+def _part(tmp_path, name, shapes, algorithms="bfs"):
+    out = tmp_path / name
+    assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--scale", "6", "--algorithms", algorithms,
+                 "--repeat", "1", "--graphs", str(tmp_path), "--shapes", shapes, "--json", str(out)]) == 0
+    return out
+
+
+def test_a_run_stopped_part_way_keeps_the_rows_it_finished(tmp_path, monkeypatch, capsys):
+    """The report is written again as each row ends (complete: false), so a time limit or ^C keeps every finished
+    row with each fixed strategy's time; the run's end writes it complete."""
+    real = adaptive.run_algorithm
+
+    def stop_at_cc(algorithm, *args, **kwargs):
+        if algorithm == "cc":
+            raise KeyboardInterrupt
+        return real(algorithm, *args, **kwargs)
+
+    monkeypatch.setattr(adaptive, "run_algorithm", stop_at_cc)
+    out = tmp_path / "adaptive.json"
+    assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--scale", "6", "--algorithms", "bfs,cc",
+                 "--repeat", "1", "--graphs", str(tmp_path), "--json", str(out)]) != 0
+    report = json.loads(out.read_text())
+    assert report["complete"] is False and [r["algorithm"] for r in report["rows"]] == ["bfs"]
+    assert len(report["rows"][0]["fixed_ms"]) > 5 and report["summary"]["rows"] == 1
+    monkeypatch.setattr(adaptive, "run_algorithm", real)
+    assert json.loads(_part(tmp_path, "whole.json", "road-like lattice").read_text())["complete"] is True
+
+
+def test_merge_takes_the_target_over_every_part(tmp_path, capsys):
+    a = _part(tmp_path, "a.json", "power-law undirected,road-like lattice")
+    b = _part(tmp_path, "b.json", "random geometric", "bfs,cc")
+    capsys.readouterr()
+    merged = tmp_path / "merged.json"
+    assert main(["bench", "--suite", "adaptive", "--merge", str(a), str(b), "--json", str(merged)]) == 0
+    text = capsys.readouterr().out
+    assert "2 reports merged" in text and "target" in text
+    report = json.loads(merged.read_text())
+    parts = [json.loads(path.read_text()) for path in (a, b)]
+    assert report["rows"] == parts[0]["rows"] + parts[1]["rows"] and report["parts"] == [str(a), str(b)]
+    rows = adaptive.merge_reports([a, b])[1]
+    assert report["summary"] == json.loads(json.dumps(summary(rows))) and report["summary"]["rows"] == 4
+    # a part stopped early, and parts of different settings, are merged with a note
+    stopped = json.loads(b.read_text())
+    stopped.update(complete=False, repeat=3)
+    (tmp_path / "stopped.json").write_text(json.dumps(stopped))
+    _, rows, notes = adaptive.merge_reports([a, tmp_path / "stopped.json"])
+    assert len(rows) == 4 and any("stopped early (2 rows" in n for n in notes) and any("repeat" in n for n in notes)
+
+
+def _bad(tmp_path, text):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: "{", "bad.json: not JSON (line 1"),
+    (lambda r: "[]", "bad.json: not a report"),
+    (lambda r: json.dumps({**r, "backend": "cuda"}), "bad.json: a report of backend 'cuda'"),
+    (lambda r: json.dumps({**r, "rows": [1]}), "bad.json: row 1 is int"),
+    (lambda r: json.dumps({**r, "rows": [{k: v for k, v in r["rows"][0].items() if k != "auto_ms"}]}),
+     "bad.json: row 1 has no 'auto_ms'"),
+    (lambda r: json.dumps({**r, "rows": [{**r["rows"][0], "fixed_ms": {"sync-push-dd": -1.0}}]}),
+     "the time of sync-push-dd is -1.0"),
+    (lambda r: json.dumps({**r, "rows": [{**r["rows"][0], "num_vertices": "many"}]}), "row 1: num_vertices is 'many'"),
+])
+def test_merge_refuses_a_bad_report_naming_file_row_and_value(tmp_path, capsys, edit, message):
+    good = _part(tmp_path, "good.json", "road-like lattice")
+    bad = _bad(tmp_path, edit(json.loads(good.read_text())))
+    capsys.readouterr()
+    assert main(["bench", "--suite", "adaptive", "--merge", str(good), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_merge_refuses_a_row_twice_a_missing_file_and_run_options(tmp_path, capsys):
+    good = _part(tmp_path, "good.json", "road-like lattice")
+    capsys.readouterr()
+    for argv, message in ((["--merge", str(good), str(good)], "is also in"),
+                          (["--merge", str(tmp_path / "none.json")], "none.json: cannot read it"),
+                          (["--merge", str(good), "--shapes", "random geometric"], "--merge reads reports and runs "
+                                                                                    "nothing; --shapes"),
+                          (["--suite", "smoke", "--merge", str(good)], "not --suite smoke's")):
+        suite = [] if "--suite" in argv else ["--suite", "adaptive"]
+        assert main(["bench", *suite, *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                          lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
+                                                                                       max_size=6),
+                          max_leaves=20),
+       row=st.fixed_dictionaries({}, optional={name: st.none() | st.integers() | st.floats() | st.text(max_size=6)
+                                               | st.dictionaries(st.text(max_size=6), st.floats(), max_size=3)
+                                               | st.lists(st.text(max_size=6), max_size=2)
+                                               for name in ("algorithm", "shape", "graph", "num_vertices", "num_edges",
+                                                            "auto_ms", "fixed_ms", "refused", "failed", "once")}))
+def test_merge_fuzz_any_json_is_merged_or_refused_with_graphgear_error(tmp_path_factory, value, row):
+    """Any JSON document, and any report whose row has any subset of the fields of any type: merged, or refused with
+    GraphgearError, never another exception."""
+    folder = tmp_path_factory.mktemp("fuzz")
+    for doc in (value, {"backend": "cpu", "rows": [row]}):
+        path = folder / "r.json"
+        path.write_text(json.dumps(doc))
+        try:
+            backend, rows, _ = adaptive.merge_reports([path])
+        except GraphgearError:
+            continue
+        assert backend == "cpu" and all(r.auto_ms > 0 for r in rows)
+        summary(rows)

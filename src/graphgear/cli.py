@@ -572,6 +572,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from .bench.suites import SUITES, find_real_graphs, run_case
 
     _check_output(args.json, "benchmark results")
+    if args.merge and args.suite != "adaptive":
+        raise GraphgearError(f"--merge reads the adaptive suite's reports (--suite adaptive), not --suite {args.suite}'s")
     if args.suite == "gpu":
         return _cmd_bench_gpu(args)
     if args.suite == "adaptive":
@@ -617,15 +619,29 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def _cmd_bench_adaptive(args: argparse.Namespace) -> int:
     """graphgear bench --suite adaptive: auto against every fixed strategy that applies (bench/adaptive.py), one row
-    per algorithm and graph shape, and the issue's target over the rows. Exit 1 where a fixed strategy failed or its
-    result was not auto's."""
-    from rich.table import Table
-
+    per algorithm and graph shape, and the issue's target over the rows; with --json the report is written again as
+    each row ends (complete: false until the run does), so a run stopped part-way keeps what it measured. --merge
+    reads the reports of a suite run in parts and prints the table and the target over all their rows. Exit 1 where a
+    fixed strategy failed or its result was not auto's."""
     from .backends import get_backend
     from .bench import adaptive
     from .bench.suites import find_real_graphs
 
     console = _console()
+    if args.merge:
+        given = [name for name, value in (("--shapes", args.shapes), ("--algorithms", args.algorithms),
+                                          ("--scale", args.scale)) if value is not None]
+        if given:
+            raise GraphgearError(f"--merge reads reports and runs nothing; {', '.join(given)} would choose what to run")
+        backend, rows, notes = adaptive.merge_reports(args.merge)
+        for note in notes:
+            console.print(f"[yellow]{note}")
+        failures = _adaptive_table(console, rows, f"graphgear bench --suite adaptive: {len(args.merge)} reports "
+                                   f"merged (backend {backend}): auto against every fixed strategy, ms")
+        if args.json:
+            _write_json(args.json, {**adaptive.report(rows, backend=backend, scale=None, repeat=None, complete=True),
+                                    "parts": [str(path) for path in args.merge]})
+        return 1 if failures else 0
     backend = get_backend(args.backend).name
     algorithms = tuple(args.algorithms.split(",")) if args.algorithms else adaptive.ADAPTIVE_ALGORITHMS
     unknown = sorted(set(algorithms) - set(adaptive.ADAPTIVE_ALGORITHMS))
@@ -638,11 +654,28 @@ def _cmd_bench_adaptive(args: argparse.Namespace) -> int:
     graphs = adaptive.adaptive_graphs(scale, folder)
     if args.shapes:
         graphs = adaptive.select_shapes(graphs, args.shapes)
+
+    def write(rows: list, complete: bool) -> None:
+        if args.json:
+            _write_json(args.json, adaptive.report(rows, backend=backend, scale=scale, repeat=args.repeat,
+                                                   complete=complete))
+
     rows = adaptive.adaptive_suite(graphs, algorithms, backend=backend, repeat=args.repeat,
-                                   progress=lambda m: console.log(m))
-    table = Table(title=f"graphgear bench --suite adaptive (backend {backend}, median of {args.repeat} after warm-up; "
-                        f"a fixed strategy {adaptive.SLOW_FACTOR:g}x slower than auto timed once): auto against every "
-                        "fixed strategy, ms")
+                                   progress=lambda m: console.log(m), on_row=lambda so_far: write(so_far, False))
+    failures = _adaptive_table(console, rows, f"graphgear bench --suite adaptive (backend {backend}, median of "
+                               f"{args.repeat} after warm-up; a fixed strategy {adaptive.SLOW_FACTOR:g}x slower than auto "
+                               "timed once): auto against every fixed strategy, ms")
+    write(rows, True)
+    return 1 if failures else 0
+
+
+def _adaptive_table(console: Any, rows: list, title: str) -> int:
+    """Print the adaptive suite's rows as a table and the issue's target over them; returns the failed strategies."""
+    from rich.table import Table
+
+    from .bench import adaptive
+
+    table = Table(title=title)
     for name in ("algorithm", "shape", "graph", "auto", "best fixed", "its ms", "auto / best", "ran", "timed once",
                  "refused", "failed"):
         table.add_column(name, justify="left" if name in ("algorithm", "shape", "graph", "best fixed") else "right")
@@ -664,11 +697,7 @@ def _cmd_bench_adaptive(args: argparse.Namespace) -> int:
                       f"<= {adaptive.WORST}); best single fixed strategy on every row: {s['single'] or 'none ran on every row'}"
                       + (f", its geometric mean / auto's {s['gain']:.2f} (target >= {adaptive.GEOMEAN_GAIN})"
                          if s["single"] else "") + f": target {'met' if s['met'] else 'not met'}")
-    if args.json:
-        _write_json(args.json, {"backend": backend, "scale": scale, "repeat": args.repeat, "summary": s,
-                                "rows": [{**vars(r), "best": r.best[0], "ratio": r.ratio if r.fixed_ms else None}
-                                         for r in rows]})
-    return 1 if failures else 0
+    return failures
 
 
 def _cmd_bench_gpu(args: argparse.Namespace) -> int:
@@ -865,7 +894,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeat", type=int, default=3, help="timed runs per case after a warm-up (median)")
     bench.add_argument("--algorithms", help="comma-separated subset, e.g. bfs,cc")
     bench.add_argument("--graphs", help="folder of real graphs (default: shared/graphs or $GRAPHGEAR_GRAPHS)")
-    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON (the adaptive suite: again as "
+                       "each row ends)")
+    bench.add_argument("--merge", nargs="+", metavar="REPORT", help="adaptive suite: run nothing; merge the --json "
+                       "reports of a suite run in parts and print the table and the target over all their rows")
     bench.set_defaults(run=_cmd_bench)
 
     info = sub.add_parser(

@@ -16,6 +16,10 @@ one fixed strategy, among those that ran on every row, with the smallest geometr
 Timing: the CPU, the median of `repeat` wall-clock runs after a warm-up run (bench.metrics.time_runs); the GPU, the
 median of `repeat` CUDA-event timings after bench.gpu's warm-up, every run from the same source. A fixed strategy far
 slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row says so.
+
+Parts: a long suite runs in parts (`select_shapes`, the CLI's --shapes and --algorithms), each part's report written
+again after every row (`report`, complete: false until the part ends), so a part stopped by a time limit keeps every
+row it finished; `merge_reports` reads the parts back and the summary is taken over all their rows.
 """
 
 from __future__ import annotations
@@ -35,8 +39,8 @@ from ..errors import GraphgearError, StrategyError
 from .references import agreement, output_of
 from .suites import default_source, run_algorithm
 
-__all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies", "row_line",
-           "select_shapes", "strategy_label", "summary"]
+__all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies",
+           "merge_reports", "report", "row_line", "select_shapes", "strategy_label", "summary"]
 
 ADAPTIVE_ALGORITHMS = ("bfs", "sssp", "cc", "pagerank", "bc")
 # the issue's target (issue 24, point 5)
@@ -180,8 +184,10 @@ def _fixed_time(timed: Callable, probe: Callable, call: Callable[[], Any], auto_
 
 def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = ADAPTIVE_ALGORITHMS, *,
                    backend: str = "cpu", repeat: int = 3,
-                   progress: Callable[[str], None] = lambda message: None) -> list[AdaptiveRow]:
-    """One row per algorithm and graph: auto's time and every fixed strategy's (see the module notes)."""
+                   progress: Callable[[str], None] = lambda message: None,
+                   on_row: Callable[[list[AdaptiveRow]], None] = lambda rows: None) -> list[AdaptiveRow]:
+    """One row per algorithm and graph: auto's time and every fixed strategy's (see the module notes).
+    `on_row(rows)` is called with the rows so far as each row ends (the CLI writes its report then)."""
     from ..graph.io import load
 
     timed, probe, modules = _timers(backend, repeat)
@@ -221,6 +227,7 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
                     row.failed[label] = f"result unlike auto's ({detail})"
             rows.append(row)
             progress(row_line(row))
+            on_row(rows)
     return rows
 
 
@@ -244,6 +251,80 @@ def select_shapes(graphs: list[tuple[str, str]], names: str) -> list[tuple[str, 
         raise GraphgearError(f"--shapes: unknown shape {', '.join(map(repr, unknown)) or repr(names)}; the shapes are "
                             f"{', '.join(known)}")
     return [(shape, spec) for shape, spec in graphs if shape in wanted]
+
+
+def report(rows: list[AdaptiveRow], *, backend: str, scale: Any, repeat: Any, complete: bool) -> dict[str, Any]:
+    """The JSON report of a suite (or part of one): its settings, the summary over `rows`, every row with each fixed
+    strategy's time, and whether the run ended (`complete`) or the rows are those finished so far."""
+    return {"backend": backend, "scale": scale, "repeat": repeat, "complete": complete, "summary": summary(rows),
+            "rows": [{**vars(r), "best": r.best[0], "ratio": r.ratio if r.fixed_ms else None} for r in rows]}
+
+
+_ROW_FIELDS = {"algorithm": str, "shape": str, "graph": str, "num_vertices": int, "num_edges": int,
+               "auto_ms": (int, float), "fixed_ms": dict, "refused": list, "failed": dict, "once": list}
+
+
+def _rows_of(path: Path, value: Any) -> tuple[str, list[AdaptiveRow]]:
+    """(backend, rows) of one report as `report` wrote it; GraphgearError names the file, the row and the field at
+    fault."""
+    if not isinstance(value, dict) or not isinstance(value.get("rows"), list) or not isinstance(value.get("backend"), str):
+        raise GraphgearError(f"{path}: not a report of graphgear bench --suite adaptive (no 'backend' and 'rows')")
+    rows = []
+    for i, entry in enumerate(value["rows"], 1):
+        if not isinstance(entry, dict):
+            raise GraphgearError(f"{path}: row {i} is {type(entry).__name__} {entry!r:.60}, not an object")
+        for name, kind in _ROW_FIELDS.items():
+            if name not in entry:
+                raise GraphgearError(f"{path}: row {i} has no {name!r}")
+            if not isinstance(entry[name], kind) or isinstance(entry[name], bool):
+                raise GraphgearError(f"{path}: row {i}: {name} is {entry[name]!r:.60}")
+        times = {"auto_ms": entry["auto_ms"], **entry["fixed_ms"]}
+        for name, ms in times.items():
+            if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not math.isfinite(ms) or ms <= 0:
+                raise GraphgearError(f"{path}: row {i} ({entry['algorithm']} on {entry['graph']}): the time of {name} "
+                                     f"is {ms!r:.60}, not a positive number of ms")
+        rows.append(AdaptiveRow(**{name: entry[name] for name in _ROW_FIELDS}))
+    return value["backend"], rows
+
+
+def merge_reports(paths: list[str | Path]) -> tuple[str, list[AdaptiveRow], list[str]]:
+    """(backend, rows, notes) of the reports at `paths`, the parts of one suite: their rows in the order given. A
+    report of another backend than the first's, or a row (algorithm and graph) that an earlier report holds, is
+    refused with both files named; `notes` says which reports were incomplete (a part stopped early) and where the
+    parts' scale or repeat differ."""
+    import json
+
+    backend, rows, notes = "", [], []
+    seen: dict[tuple[str, str], Path] = {}
+    settings: dict[str, set] = {"scale": set(), "repeat": set()}
+    for raw in paths:
+        path = Path(raw)
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise GraphgearError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            where = f"line {exc.lineno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise GraphgearError(f"{path}: not JSON ({where})") from None
+        kind, part = _rows_of(path, value)
+        if backend and kind != backend:
+            raise GraphgearError(f"{path}: a report of backend {kind!r}; {paths[0]} is of {backend!r} (one backend's "
+                                 "parts merge)")
+        backend = kind
+        for row in part:
+            key = (row.algorithm, row.graph)
+            if key in seen:
+                raise GraphgearError(f"{path}: {row.algorithm} on {row.graph} is also in {seen[key]}")
+            seen[key] = path
+        rows.extend(part)
+        if value.get("complete") is False:
+            notes.append(f"{path} is the part of a run that stopped early ({len(part)} rows finished)")
+        for name, values in settings.items():
+            values.add(repr(value.get(name)))
+    for name, values in settings.items():
+        if len(values) > 1:
+            notes.append(f"the parts differ in {name}: {', '.join(sorted(values))}")
+    return backend, rows, notes
 
 
 def summary(rows: list[AdaptiveRow]) -> dict[str, Any]:
