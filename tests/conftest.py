@@ -178,3 +178,12 @@ def assert_multistep_trace(trace, num_vertices: int) -> None:
     propagate = [row for row in rows if row.phase == "propagate"]
     assert propagate[0].frontier_vertices == num_vertices
     assert [row.phase for row in rows] == ["pivot"] * (len(rows) - len(propagate)) + ["propagate"] * len(propagate)
+
+
+def band_graph(n: int, width: int = 4) -> gg.Graph:
+    """Vertices 0..n-1, each joined to the next `width`: |E|/|V| about 2 * width (SEP-Graph's delta test calls it
+    low-diameter from 3 on), some n / (2 * width) levels or more from any vertex, no hubs."""
+    src = [i for i in range(n) for j in range(1, width + 1) if i + j < n]
+    dst = [i + j for i in range(n) for j in range(1, width + 1) if i + j < n]
+    return gg.Graph.from_edges(np.array(src), np.array(dst), num_vertices=n, directed=False)
+

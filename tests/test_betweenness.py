@@ -16,7 +16,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import CPU_PATHS, REAL_GRAPHS, on_backends, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, band_graph, on_backends, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from networkx.algorithms.centrality.betweenness import (
@@ -228,6 +228,87 @@ def test_high_diameter_graph_runs_async_forward_and_one_backward_pass():
     r = gg.betweenness_centrality(g, sources=[0], normalized=False, backend="cpu")
     assert [row.path for row in r.trace] == ["async-push-dd", "async-push-dd"]
     close(r.centrality, level_reference(g, [0]) / 2)
+
+
+
+def test_deep_graph_missed_by_delta_moves_to_the_device_loop():
+    """On a backend with Brandes' device loop, auto's host-driven levels stop at DEEP_LEVELS on a deep graph without
+    hubs that the delta test misses, and that source and the rest run in the device loop (here a stand-in that runs
+    them level by level on the CPU, counting its calls); the next call on the graph starts there. Fixed strategies run
+    as given."""
+    from graphgear.algorithms import betweenness as bt
+    from graphgear.backends.base import Capabilities
+    from graphgear.backends.cpu import CpuBackend
+    from graphgear.engine.controller import DEEP_LEVELS, learned_depth
+    from graphgear.engine.trace import Trace
+
+    class Run:
+        def __init__(self, sources):
+            self.rows = [row for s in sources for row in (("start", s, 0, 0, 0.0), ("forward", 0, 1, 8, 0.0))]
+
+        def levels(self):
+            return self.rows
+
+        def check(self):
+            pass
+
+        def unlogged(self):
+            return 0
+
+        def seconds(self):
+            return 0.0
+
+    class DeviceLoopCpu(CpuBackend):
+        capabilities = Capabilities(async_order="levels", brandes_loop=True)
+
+        def __init__(self):
+            super().__init__()
+            self.calls = []
+
+        def brandes(self, G, sources, bc, endpoint):
+            self.calls.append(list(sources))
+            n = G.num_vertices
+            xp = self.xp
+            arrays = (xp.full(n, -1, dtype=np.int32), *(xp.zeros(n) for _ in range(3)), bc, xp.zeros(1, np.int32),
+                      xp.asarray([1.0 if endpoint else 0.0]))
+            for s in sources:
+                reached = bt._single_source(self, G, G.graph, s, arrays, Trace(), Strategy())
+                if endpoint:
+                    bc[s] += reached - 1
+            return Run(sources)
+
+    be = DeviceLoopCpu()
+    g = band_graph(1200)
+    assert g.num_arcs / g.num_vertices > 5 and not learned_depth(g)
+    expected = as_array(g, nx.betweenness_centrality(g.to_networkx(), k=4, seed=3))
+    r = gg.betweenness_centrality(g, k=4, seed=3, backend=be)
+    close(r.centrality, expected)
+    sources = random.Random(3).sample(range(g.num_vertices), 4)
+    assert be.calls == [sources]  # the first source restarted in the device loop, with the other three
+    rows = list(r.trace)  # the first source's host levels, then a row per source from the device loop's log
+    assert len(rows) == DEEP_LEVELS + 4
+    assert all(row.phase == "forward" and "persistent" not in row.reason for row in rows[:DEEP_LEVELS])
+    device = rows[DEEP_LEVELS]
+    assert "earlier traversal" in device.reason and "one persistent launch" in device.reason
+    assert learned_depth(g)
+    r = gg.betweenness_centrality(g, k=4, seed=3, endpoints=True, backend=be)  # the depth is known: no host level
+    assert be.calls[1] == sources and "one persistent launch" in r.trace.rows[0].reason
+    close(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=4, seed=3, endpoints=True)))
+    r = gg.betweenness_centrality(g, k=2, seed=1, backend=be, strategy=Strategy())  # a fixed strategy runs as given
+    assert len(be.calls) == 2 and all(row.path == "sync-push-dd" for row in r.trace if row.phase == "forward")
+
+
+def test_level_synchronous_bc_records_the_depth_it_ran():
+    """BC's level-synchronous forward phase records its depth as the traversals do (controller.note_depth), on any
+    backend; the CPU's auto ignores it (its async pass is one FIFO worklist), the GPU's takes it (test above)."""
+    from graphgear.engine.controller import learned_depth
+
+    g = band_graph(1200)
+    gg.betweenness_centrality(g, sources=[0], backend="cpu")
+    assert "levels" in learned_depth(g)
+    shallow = band_graph(100)
+    gg.betweenness_centrality(shallow, sources=[0], backend="cpu")
+    assert not learned_depth(shallow)
 
 
 # ------------------------------------------------------------------------------------------------ real graphs

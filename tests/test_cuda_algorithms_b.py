@@ -12,7 +12,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import REAL_GRAPHS, real_graph, set_cuda_knobs
+from conftest import REAL_GRAPHS, band_graph, real_graph, set_cuda_knobs
 
 import graphgear as gg
 from graphgear.algorithms import scc as scc_module
@@ -334,6 +334,25 @@ def test_bc_device_loop(spec):
         backward = [r for r in rows if r.phase == "backward"]
         assert len(backward) == len(forward) - (kwargs.get("k") or len(kwargs["sources"]))  # level 0 has no gather
         assert all(r.strategy == "sync=async,balance=vertex_group,group_size=1" for r in forward)
+
+
+def test_bc_deep_graph_missed_by_delta_moves_to_the_device_loop():
+    """A deep graph that SEP-Graph's delta test misses (|E|/|V| 8, hundreds of levels, no hubs: rgg:21's kind): auto's
+    first source runs DEEP_LEVELS host-driven levels, learns the depth, and it and the rest run in the device loop;
+    the next call starts there. The CPU's answer (run after, so that the GPU call learns the depth itself)."""
+    from graphgear.engine.controller import DEEP_LEVELS
+
+    g = band_graph(3000)
+    gpu = gg.betweenness_centrality(g, k=6, seed=4, backend="cuda")
+    rows = list(gpu.trace)
+    assert all(r.phase == "forward" and "persistent" not in r.reason for r in rows[:DEEP_LEVELS])
+    assert "earlier traversal" in rows[DEEP_LEVELS].reason and "one persistent launch" in rows[DEEP_LEVELS].reason
+    cpu = gg.betweenness_centrality(g, k=6, seed=4, backend="cpu")
+    np.testing.assert_allclose(gpu.centrality, cpu.centrality, rtol=1e-6)
+    again = gg.betweenness_centrality(g, k=6, seed=4, endpoints=True, backend="cuda")
+    assert "one persistent launch" in again.trace.rows[0].reason
+    np.testing.assert_allclose(again.centrality, gg.betweenness_centrality(g, k=6, seed=4, endpoints=True,
+                                                                         backend="cpu").centrality, rtol=1e-6)
 
 
 def test_bc_device_loop_reads_back_once(monkeypatch):

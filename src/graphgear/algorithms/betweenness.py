@@ -55,8 +55,17 @@ import numpy as np
 
 from ..backends import get_backend
 from ..backends.cpu.atomics import atomic_cas, atomic_fadd
-from ..engine.controller import (CONTROLLERS, IterationInfo, check_strategy, controller_name, make_controller,
-                                 parsed_once)
+from ..engine.controller import (
+    CONTROLLERS,
+    DEEP_LEVELS,
+    IterationInfo,
+    check_strategy,
+    controller_name,
+    learned_depth,
+    make_controller,
+    note_depth,
+    parsed_once,
+)
 from ..engine.strategy import Strategy
 from ..engine.trace import Trace
 from ..errors import GraphError
@@ -274,8 +283,15 @@ def _rescale(bc: Any, xp: Any, n: int, *, normalized: bool, directed: bool, endp
 
 
 # ------------------------------------------------------------------------------------------------------- Brandes
-def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: Trace, strategy: Any) -> int:
-    """Forward and backward phase from source s, adding s's dependencies to bc. Returns the vertices reached."""
+def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: Trace, strategy: Any,
+                   deep_exit: bool = False) -> int | None:
+    """Forward and backward phase from source s, adding s's dependencies to bc. Returns the vertices reached.
+
+    A level-synchronous forward phase records its depth (note_depth), as the device's traversals do, so that auto
+    later takes the graph for high-diameter (learned_depth). With `deep_exit` (auto, on a backend with Brandes'
+    device loop) a forward phase that reaches DEEP_LEVELS levels on a graph without hubs stops there and returns None,
+    bc untouched: the caller runs this source and the rest in the device loop (SEP-Graph's delta test misses a deep
+    graph of higher average degree, whose host-driven levels each pay a launch and a read, both ways)."""
     xp = be.xp
     level, sigma, delta, coef, bc, depth, endpoint = arrays
     n, num_arcs = G.num_vertices, G.num_arcs
@@ -314,7 +330,13 @@ def _single_source(be: Any, G: Any, graph: Graph, s: int, arrays: tuple, trace: 
         if frontier.size:
             levels.append(frontier)
         d += 1
-    if ran_async is not None:
+        if deep_exit and d == DEEP_LEVELS and ran_async is None:
+            note_depth(graph, d)
+            if learned_depth(graph):
+                return None
+    if ran_async is None:
+        note_depth(graph, d)
+    else:
         # a backend whose async advance drains one FIFO worklist in order (the CPU's) leaves a reverse-BFS-order queue
         # that is Brandes' stack; one that runs level by level in parallel (the GPU's) gets LevelGather per level
         if be.capabilities.async_order == "fifo":
@@ -405,26 +427,34 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
                   controller=controller_name(strategy))
     automatic = isinstance(strategy, str) and strategy in CONTROLLERS  # a caller's own Strategy runs as given
     one_pass = be.capabilities.brandes_loop and automatic
-    first = _one_pass_decision(G.graph, ids, strategy, be.capabilities.async_order) if one_pass else None
-    if first is not None:  # Brandes' whole loop on the device, one launch per source, read back when first read
-        run = be.brandes(G, ids, bc, endpoints)
-        trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
-        bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
-        return BetweennessResult(Deferred(lambda: (run.check(), bc)[1]), trace=trace, graph=graph,
-                                 seconds=Deferred(lambda: trace.seconds))
-    for s in ids:
-        reached = _single_source(be, G, graph, s, arrays, trace, strategy)
+    first = _one_pass_decision(graph, ids, strategy, be.capabilities.async_order) if one_pass else None
+    done = 0  # sources whose dependencies the host-driven levels added
+    while first is None and done < len(ids):
+        s = ids[done]
+        reached = _single_source(be, G, graph, s, arrays, trace, strategy, deep_exit=one_pass)
+        if reached is None:  # the forward phase found the graph deep: this source and the rest in the device loop
+            first = _one_pass_decision(graph, ids, strategy, be.capabilities.async_order)
+            one_pass = first is not None  # (it is: the depth just learned makes the first decision one async pass)
+            continue
         if endpoints:
             bc[s] += reached - 1
+        done += 1
+    if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source
+        run = be.brandes(G, ids[done:], bc, endpoints)
+        trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
+        bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
+        # read back when first read
+        return BetweennessResult(Deferred(lambda: (run.check(), bc)[1]), trace=trace, graph=graph,
+                                 seconds=Deferred(lambda: trace.seconds))
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     # a GPU run's centrality stays on the device until read (the result copies it on first access)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
 
 
 def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any, async_order: str) -> Any:
-    """The controller's first decision where it is one async push-dd pass (SEP-Graph's delta test: a high-diameter
-    graph), which a backend with capabilities.brandes_loop runs as Brandes' whole loop on the device (DEVICE_LOOP);
-    None otherwise (the host drives the levels)."""
+    """The controller's first decision where it is one async push-dd pass (a high-diameter graph: SEP-Graph's delta
+    test, or the depth an earlier traversal of `graph` learned), which a backend with capabilities.brandes_loop runs as
+    Brandes' whole loop on the device (DEVICE_LOOP); None otherwise (the host drives the levels)."""
     if not ids:
         return None
     s = ids[0]

@@ -95,9 +95,10 @@ HOPS_MAX_DEGREE = 32
 # graph: |E|/|V| 14, some 900 BFS levels), where Algorithm 2 never switches and each of the hundreds of levels pays a
 # grid barrier: BFS on rgg:21 took 15.5 ms level by level against 9.9 as one async pass (an H200, graphgear bench
 # --suite adaptive; docs/performance.md#learned-depth). The device's level-synchronous traversals record the levels
-# they ran per graph (`note_depth`, program.py), and auto treats a graph that took at least DEEP_LEVELS levels, and
-# has no hubs (Gini below DEEP_MAX_GINI: an async pass over hubs re-relaxes much), as high-diameter from then on on
-# such a backend (make_controller), saying so in the trace. A low-diameter graph runs some log2(V) levels.
+# they ran per graph (`note_depth`: program.py, and BC's host-driven levels in betweenness.py), and auto treats a graph
+# that took at least DEEP_LEVELS levels, and has no hubs (Gini below DEEP_MAX_GINI: an async pass over hubs re-relaxes
+# much), as high-diameter from then on on such a backend (make_controller), saying so in the trace. A low-diameter
+# graph runs some log2(V) levels.
 DEEP_LEVELS = 100
 DEEP_MAX_GINI = 0.3
 _DEPTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
