@@ -439,11 +439,10 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
         if endpoints:
             bc[s] += reached - 1
         done += 1
-    if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source
-        run = be.brandes(G, ids[done:], bc, endpoints)
+    if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source, read
+        run = be.brandes(G, ids[done:], bc, endpoints)  # back when the result or the trace is first read
         trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
         bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
-        # read back when first read
         return BetweennessResult(Deferred(lambda: (run.check(), bc)[1]), trace=trace, graph=graph,
                                  seconds=Deferred(lambda: trace.seconds))
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
