@@ -25,6 +25,7 @@ row it finished; `merge_reports` reads the parts back and the summary is taken o
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import statistics
 from collections.abc import Callable
@@ -292,8 +293,6 @@ def merge_reports(paths: list[str | Path]) -> tuple[str, list[AdaptiveRow], list
     report of another backend than the first's, or a row (algorithm and graph) that an earlier report holds, is
     refused with both files named; `notes` says which reports were incomplete (a part stopped early) and where the
     parts' scale or repeat differ."""
-    import json
-
     backend, rows, notes = "", [], []
     seen: dict[tuple[str, str], Path] = {}
     settings: dict[str, set] = {"scale": set(), "repeat": set()}
