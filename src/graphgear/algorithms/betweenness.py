@@ -40,6 +40,8 @@ Semantics follow networkx.betweenness_centrality:
   exact computation, i.e. networkx.betweenness_centrality_subset(G, sources, targets=G, normalized) when
   endpoints=False. ``sources=[s], normalized=False`` is the papers' single-source BC: delta_s(v) on a directed graph,
   delta_s(v) / 2 on an undirected one (each unordered pair counted once). All vertices as sources give the exact BC.
+- path counts past float64's range (a lattice more than ~1,000 hops across): networkx's float counts give NaN; here
+  the run's non-finite sums send every source to a recount with wide-range counts (brandes_wide.py), exact values.
 """
 
 from __future__ import annotations
@@ -390,6 +392,8 @@ def _reverse_order_pass(be: Any, G: Any, st: Strategy, arrays: tuple, trace: Tra
     start = time.perf_counter()
     be.advance(G, order, DEPENDENCY_PUSH, st, (level, sigma, delta))
     be.for_each_vertex(order, ADD_DEPENDENCY, (delta, bc, endpoint))
+    if not bool(xp.isfinite(sigma[reached]).all()):  # a count past float64's range: sigma[u] / inf = 0 lost the
+        bc[reached[0]] = np.nan  # paths silently here (LevelGather makes NaN of it), so mark bc for the recount
     trace.add(strategy=str(st), path=st.path, frontier_vertices=order.size, frontier_edges=out_edges,
               edges_processed=out_edges, seconds=time.perf_counter() - start, decision="reverse-order",
               reason="async forward phase: one pass over the reached vertices in reverse BFS order (Brandes' stack)",
@@ -439,13 +443,21 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
         if endpoints:
             bc[s] += reached - 1
         done += 1
+    rescale = {"normalized": normalized, "directed": graph.directed, "endpoints": endpoints, "sampled": sampled}
     if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source, read
         run = be.brandes(G, ids[done:], bc, endpoints)  # back when the result or the trace is first read
         trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
-        bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
-        return BetweennessResult(Deferred(lambda: (run.check(), bc)[1]), trace=trace, graph=graph,
+
+        def centrality() -> Any:
+            run.check()
+            counted = _recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False,
+                                             endpoints=endpoints)
+            return _rescale(counted, xp, n, **rescale)
+
+        return BetweennessResult(Deferred(centrality), trace=trace, graph=graph,
                                  seconds=Deferred(lambda: trace.seconds))
-    bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
+    bc = _recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False, endpoints=endpoints)
+    bc = _rescale(bc, xp, n, **rescale)
     # a GPU run's centrality stays on the device until read (the result copies it on first access)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
 
@@ -489,6 +501,25 @@ def _device_rows(run: Any, trace: Trace, first: Any) -> None:
                   "the log's rows; their time is not counted)", phase="backward")
 
 
+def _recount_if_overflowed(be: Any, view: Graph, ids: list[int], bc: Any, trace: Trace, *, weighted: bool,
+                           endpoints: bool) -> Any:
+    """bc (the summed dependencies, before rescaling) as it is when every entry is finite; else every source recounted
+    on the host with wide-range path counts (brandes_wide.py): a shortest-path count past float64's range (a lattice
+    more than ~1,000 hops across) leaves NaN or inf in bc on every path, where networkx leaves NaN. One reduction and
+    one read per call."""
+    if bool(be.xp.isfinite(bc).all()):
+        return bc
+    from .brandes_wide import wide_brandes
+
+    start = time.perf_counter()
+    counted = be.xp.asarray(wide_brandes(view, ids, weighted=weighted, endpoints=endpoints))
+    trace.add(strategy="wide-brandes", path="host", frontier_vertices=len(ids), frontier_edges=view.num_arcs,
+              edges_processed=view.num_arcs * len(ids), seconds=time.perf_counter() - start, decision="recount",
+              reason="shortest-path counts passed float64's range (1.8e308): every source recounted on the host with "
+                     "a binary exponent per count (brandes_wide.py)", phase="backward")
+    return counted
+
+
 def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None, normalized: bool, endpoints: bool,
               strategy: Any) -> BetweennessResult:
     """Weighted BC over the given sources (betweenness_weighted.py), rescaled as networkx rescales."""
@@ -510,5 +541,6 @@ def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None,
         reached = weighted_single_source(be, G, view, s, arrays, trace, strategy, push)
         if endpoints:
             bc[s] += reached - 1
+    bc = _recount_if_overflowed(be, view, ids, bc, trace, weighted=True, endpoints=endpoints)
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)

@@ -277,11 +277,13 @@ def _brandes(offsets: list[int], targets: np.ndarray, weights: np.ndarray, s: in
     """Brandes (2001) from source s on a simple graph, serially: BFS (or Dijkstra with a heap when `weighted`, ties where
     the float64 sums are equal) counting shortest paths, then dependencies accumulated in reverse order into bc."""
     n = len(offsets) - 1
-    sigma = [0.0] * n
+    # sigma in Python integers: exact past float64's range (a lattice's counts pass 1.8e308), and int / int is a
+    # correctly rounded float however large the two
+    sigma = [0] * n
     dist = [np.inf] * n
     preds: list[list[int]] = [[] for _ in range(n)]
     order: list[int] = []  # Brandes' stack: the vertices by non-decreasing distance
-    sigma[s], dist[s] = 1.0, 0.0
+    sigma[s], dist[s] = 1, 0.0
     if not weighted:
         queue = deque([s])
         while queue:

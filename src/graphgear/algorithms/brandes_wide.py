@@ -1,0 +1,150 @@
+"""Brandes' algorithm with path counts past float64's range, for the sources whose counts overflow it.
+
+The number of shortest paths sigma[v] grows like a binomial coefficient on a lattice: from a corner of a k x k grid to
+the opposite one there are C(2k - 2, k - 1) of them, more than float64's largest value (1.8e308) once k passes ~515.
+Brandes' sums then hold inf, the dependencies sigma[u] / sigma[v] * (1 + delta[v]) become inf / inf or inf * 0, and
+the centrality comes back NaN (networkx's float counts do the same). Only the ratios of counts along a shortest-path
+arc matter, and each lies in (0, 1], so the fix is range, not precision: here sigma is a float64 mantissa with an
+int64 binary exponent of its own (sigma = m * 2^e, m in [0.5, 1)), the sum of two such is formed at the larger
+exponent, and the ratio along an arc is m_u / m_v * 2^(e_u - e_v).
+
+WideBrandes  one sequential Brandes per source over the same shortest-path DAG as the parallel phases: BFS levels
+             (unweighted) or Dijkstra's float64 distances with the tight arcs D[u] + w == D[v] compared exactly
+             (weighted, as betweenness_weighted.py and networkx compare them), path counts in Kahn's order over the
+             tight arcs (zero-length arcs included), dependencies in the reverse of that order.
+
+It runs on the host (numba) and only where the parallel run's centrality came back non-finite, which every overflow
+leaves (a vertex whose count is inf gets delta = inf * acc, NaN where acc is 0); betweenness.py then recounts every
+source with it. The cost is a sequential O(V + E) pass per source (O(E log V) weighted).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numba
+import numpy as np
+
+from ..errors import GraphError
+from ..graph.graph import Graph
+
+__all__ = ["wide_brandes"]
+
+_NO_EXPONENT = -(1 << 62)  # the exponent of a zero count: any other count's exponent is larger
+
+
+@numba.njit(nogil=True)
+def _add_count(m, e, v, mu, eu):  # pragma: no cover - numba
+    """sigma[v] += sigma_u for sigma = m * 2^e, kept normalised (m in [0.5, 1))."""
+    top = max(e[v], eu)
+    total = math.ldexp(m[v], max(e[v] - top, -1100)) + math.ldexp(mu, max(eu - top, -1100))
+    frac, exp = math.frexp(total)
+    m[v] = frac
+    e[v] = top + exp
+
+
+@numba.njit(cache=True, nogil=True)
+def _wide_single_source(offsets, indices, weights, weighted, s, dist, m, e, pending, order, delta, bc,
+                        endpoint):  # pragma: no cover - numba
+    """One source's WideBrandes, adding its dependencies (+ endpoint per reached vertex) to bc. Returns the vertices
+    reached, s included, or -1 - v when vertex v is reached only through a cycle of zero length."""
+    n = offsets.size - 1
+    for v in range(n):
+        dist[v] = np.inf
+        m[v] = 0.0
+        e[v] = _NO_EXPONENT
+        pending[v] = 0
+        delta[v] = 0.0
+    dist[s] = 0.0
+    reached = 0
+    if weighted:  # Dijkstra's distances (a lazy-deletion heap)
+        heap = [(0.0, np.int64(s))]
+        while len(heap) > 0:
+            du, u = heapq.heappop(heap)
+            if du > dist[u]:
+                continue
+            for a in range(offsets[u], offsets[u + 1]):
+                v = indices[a]
+                dv = du + np.float64(weights[a])
+                if dv < dist[v]:
+                    dist[v] = dv
+                    heapq.heappush(heap, (dv, np.int64(v)))
+    else:  # BFS levels (order doubles as the queue)
+        order[0] = s
+        tail = 1
+        for head in range(n):
+            if head == tail:
+                break
+            u = order[head]
+            for a in range(offsets[u], offsets[u + 1]):
+                v = indices[a]
+                if dist[v] == np.inf:
+                    dist[v] = dist[u] + 1.0
+                    order[tail] = v
+                    tail += 1
+    for u in range(n):  # tight in-arcs of each vertex (ShortestPathDAG, never into s, no self-loop)
+        if dist[u] == np.inf:
+            continue
+        reached += 1
+        for a in range(offsets[u], offsets[u + 1]):
+            v = indices[a]
+            w = np.float64(weights[a]) if weighted else 1.0
+            if v != s and v != u and dist[u] + w == dist[v]:
+                pending[v] += 1
+    m[s] = 0.5
+    e[s] = 1  # sigma[s] = 1
+    order[0] = s
+    tail = 1
+    head = 0
+    while head < tail:  # PathCounting in Kahn's order
+        u = order[head]
+        head += 1
+        for a in range(offsets[u], offsets[u + 1]):
+            v = indices[a]
+            w = np.float64(weights[a]) if weighted else 1.0
+            if v != s and v != u and dist[u] + w == dist[v]:
+                _add_count(m, e, v, m[u], e[u])
+                pending[v] -= 1
+                if pending[v] == 0:
+                    order[tail] = v
+                    tail += 1
+    if tail != reached:
+        for v in range(n):
+            if dist[v] < np.inf and pending[v] > 0:
+                return -1 - v
+    for i in range(tail - 1, 0, -1):  # Dependencies, the reverse of Kahn's order
+        u = order[i]
+        acc = 0.0
+        for a in range(offsets[u], offsets[u + 1]):
+            v = indices[a]
+            w = np.float64(weights[a]) if weighted else 1.0
+            if v != s and v != u and dist[u] + w == dist[v]:
+                acc += math.ldexp(m[u] / m[v], max(min(e[u] - e[v], 0), -1100)) * (1.0 + delta[v])
+        delta[u] = acc
+        bc[u] += acc + endpoint
+    bc[s] += endpoint * (tail - 1)
+    return tail
+
+
+def wide_brandes(graph: Graph, sources: list[int], *, weighted: bool, endpoints: bool) -> np.ndarray:
+    """The summed dependencies of `sources` (internal ids) with wide-range path counts, as float64 per vertex before
+    networkx's rescaling. `graph` is the view the parallel phases ran on (parallel arcs once; weighted: self-loops
+    dropped and each pair's smallest weight). GraphError where a shortest path runs through a cycle of zero length."""
+    n = graph.num_vertices
+    bc = np.zeros(n, dtype=np.float64)
+    dist = np.empty(n, dtype=np.float64)
+    m = np.empty(n, dtype=np.float64)
+    e = np.empty(n, dtype=np.int64)
+    pending = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    delta = np.empty(n, dtype=np.float64)
+    weights = graph.weights if weighted else np.zeros(1, dtype=np.float32)
+    for s in sources:
+        got = _wide_single_source(graph.offsets, graph.indices, weights, weighted, s, dist, m, e, pending, order,
+                                  delta, bc, 1.0 if endpoints else 0.0)
+        if got < 0:
+            source, vertex = graph.vertex_labels(np.array([s, -1 - got])).tolist()
+            raise GraphError(f"weighted betweenness centrality: the shortest paths from {source!r} reach {vertex!r} "
+                             "through a cycle of zero length, so it has infinitely many shortest paths")
+    return bc

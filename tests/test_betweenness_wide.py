@@ -1,0 +1,135 @@
+"""Betweenness where the shortest-path counts pass float64's range (algorithms/brandes_wide.py).
+
+A chain of diamonds doubles the count at every diamond, so 1,100 of them give 2^1100 paths (float64 ends at 2^1024):
+networkx's float counts and graphgear's parallel phases make NaN of it. Checked against an exact Brandes with Python
+integers and fractions, on every CPU path, weighted and unweighted, and on the GPU (marked gpu); the wide-range
+recount itself against networkx on random graphs where nothing overflows."""
+
+from __future__ import annotations
+
+from collections import deque
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+import pytest
+from conftest import CPU_PATHS, on_backends
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_betweenness import SETTINGS, as_array, close9, graphs, nx_weighted, weighted_graphs
+
+import graphgear as gg
+from graphgear.algorithms.betweenness import _rescale, _simple_view
+from graphgear.algorithms.betweenness_weighted import dag_view
+from graphgear.algorithms.brandes_wide import wide_brandes
+from graphgear.algorithms.verify import verify_betweenness
+from graphgear.errors import VerificationError
+
+DIAMONDS = 1_100  # 2^1100 shortest paths end to end
+
+
+def diamond_chain(k: int = DIAMONDS, weighted: bool = False) -> gg.Graph:
+    """Cut vertices c_0 .. c_k, each pair c_i, c_i+1 joined through two middles: 2^i shortest paths from c_0 to c_i."""
+    src, dst = [], []
+    for i in range(k):
+        c, nxt, a, b = 3 * i, 3 * (i + 1), 3 * i + 1, 3 * i + 2
+        src += [c, c, a, b]
+        dst += [a, b, nxt, nxt]
+    weights = np.ones(len(src)) if weighted else None
+    return gg.Graph.from_edges(np.array(src), np.array(dst), weights, num_vertices=3 * k + 1, directed=False)
+
+
+def exact_dependencies(g: gg.Graph, s: int) -> np.ndarray:
+    """Brandes from s with integer path counts and fractional dependencies (no range limit), as floats at the end."""
+    n = g.num_vertices
+    dist, sigma, order = [-1] * n, [0] * n, []
+    dist[s], sigma[s] = 0, 1
+    queue = deque([s])
+    while queue:
+        u = queue.popleft()
+        order.append(u)
+        for v in g.indices[g.offsets[u]:g.offsets[u + 1]].tolist():
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+            if dist[v] == dist[u] + 1:
+                sigma[v] += sigma[u]
+    delta = [Fraction(0)] * n
+    for u in reversed(order):
+        for v in g.indices[g.offsets[u]:g.offsets[u + 1]].tolist():
+            if dist[v] == dist[u] + 1:
+                delta[u] += Fraction(sigma[u], sigma[v]) * (1 + delta[v])
+    delta[s] = Fraction(0)
+    return np.array([float(x) for x in delta])
+
+
+@pytest.fixture(scope="module")
+def chain_reference() -> tuple[gg.Graph, np.ndarray]:
+    g = diamond_chain()
+    return g, (exact_dependencies(g, 0) + exact_dependencies(g, 1_500)) / 2  # single-source BC: delta / 2 undirected
+
+
+def test_networkx_counts_overflow_on_the_chain(chain_reference):
+    """What the recount is for: networkx's float counts give NaN here."""
+    g, _ = chain_reference
+    G = g.to_networkx()
+    got = nx.betweenness_centrality_subset(G, sources=[0], targets=list(G), normalized=False)
+    assert np.isnan(list(got.values())).any()
+
+
+@pytest.mark.parametrize("backend,strategy", on_backends(["auto"] + CPU_PATHS, cuda=["auto", "sync"]))
+def test_overflowing_counts_give_exact_betweenness(chain_reference, backend, strategy):
+    g, expected = chain_reference
+    result = gg.betweenness_centrality(g, sources=[0, 1_500], normalized=False, backend=backend, strategy=strategy)
+    got = np.asarray(result.centrality)
+    assert np.isfinite(got).all()
+    close9(got, expected)
+    assert any(r.decision == "recount" for r in result.trace.rows)
+
+
+def test_overflowing_weighted_counts_give_exact_betweenness(chain_reference, backend):
+    _, expected = chain_reference
+    result = gg.betweenness_centrality(diamond_chain(weighted=True), sources=[0, 1_500], normalized=False,
+                                       weight="weight", backend=backend)
+    close9(np.asarray(result.centrality), expected)
+
+
+def test_counts_in_range_are_not_recounted():
+    result = gg.betweenness_centrality(diamond_chain(900), sources=[0], normalized=False)
+    assert np.isfinite(np.asarray(result.centrality)).all()
+    assert not any(r.decision == "recount" for r in result.trace.rows)
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(g=graphs(), normalized=st.booleans(), endpoints=st.booleans())
+def test_wide_recount_matches_networkx(g, normalized, endpoints):
+    n = g.num_vertices
+    raw = wide_brandes(_simple_view(g), list(range(n)), weighted=False, endpoints=endpoints)
+    got = _rescale(raw, np, n, normalized=normalized, directed=g.directed, endpoints=endpoints, sampled=None)
+    G = nx.DiGraph() if g.directed else nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(np.repeat(np.arange(n), g.out_degree()).tolist(), g.indices.tolist()))
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    expected = nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints)
+    close9(got, as_array(g, expected))
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(g=weighted_graphs(), normalized=st.booleans(), endpoints=st.booleans())
+def test_wide_weighted_recount_matches_networkx(g, normalized, endpoints):
+    n = g.num_vertices
+    raw = wide_brandes(dag_view(g), list(range(n)), weighted=True, endpoints=endpoints)
+    got = _rescale(raw, np, n, normalized=normalized, directed=g.directed, endpoints=endpoints, sampled=None)
+    expected = nx.betweenness_centrality(nx_weighted(g), normalized=normalized, endpoints=endpoints, weight="weight")
+    close9(got, as_array(g, expected))
+
+
+def test_verifier_counts_past_float64_too(chain_reference):
+    """verify_betweenness (graphgear run --verify) counts paths in Python integers: it passes the exact centrality on
+    the chain and refuses one entry off by a part in a million."""
+    g, expected = chain_reference
+    verify_betweenness(g, expected, sources=[0, 1_500], normalized=False)
+    wrong = expected.copy()
+    wrong[1_000] *= 1 + 1e-6
+    with pytest.raises(VerificationError):
+        verify_betweenness(g, wrong, sources=[0, 1_500], normalized=False)
