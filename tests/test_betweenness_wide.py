@@ -133,3 +133,17 @@ def test_verifier_counts_past_float64_too(chain_reference):
     wrong[1_000] *= 1 + 1e-6
     with pytest.raises(VerificationError):
         verify_betweenness(g, wrong, sources=[0, 1_500], normalized=False)
+
+
+def test_first_source_past_the_range_sends_every_source_to_the_recount(monkeypatch, chain_reference):
+    """The host-driven loop checks its sums after the first source: once they are not finite, the other sources are
+    not run in float64 first (they would be recounted all the same)."""
+    from graphgear.algorithms import betweenness
+
+    g, expected = chain_reference
+    calls = []
+    single = betweenness._single_source
+    monkeypatch.setattr(betweenness, "_single_source", lambda *a, **k: calls.append(a[3]) or single(*a, **k))
+    got = gg.betweenness_centrality(g, sources=[0, 1_500], normalized=False, strategy=CPU_PATHS[0])
+    close9(np.asarray(got.centrality), expected)
+    assert calls == [0]

@@ -443,6 +443,8 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
         if endpoints:
             bc[s] += reached - 1
         done += 1
+        if done == 1 < len(ids) and not bool(xp.isfinite(bc).all()):
+            break  # the counts passed float64's range: every source goes to the recount below, not only the rest
     rescale = {"normalized": normalized, "directed": graph.directed, "endpoints": endpoints, "sampled": sampled}
     if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source, read
         run = be.brandes(G, ids[done:], bc, endpoints)  # back when the result or the trace is first read
@@ -537,10 +539,12 @@ def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None,
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
                   controller=controller_name(strategy))
     push = dag_strategy(strategy, view)
-    for s in ids:
+    for i, s in enumerate(ids):
         reached = weighted_single_source(be, G, view, s, arrays, trace, strategy, push)
         if endpoints:
             bc[s] += reached - 1
+        if i == 0 < len(ids) - 1 and not bool(xp.isfinite(bc).all()):
+            break  # as in the unweighted loop: past float64's range, every source is recounted
     bc = _recount_if_overflowed(be, view, ids, bc, trace, weighted=True, endpoints=endpoints)
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
