@@ -100,29 +100,31 @@ def test_counts_in_range_are_not_recounted():
     assert not any(r.decision == "recount" for r in result.trace.rows)
 
 
+def recounted(g: gg.Graph, *, weighted: bool, normalized: bool, endpoints: bool) -> np.ndarray:
+    """Every vertex as a source through the wide-range recount alone, rescaled as networkx rescales."""
+    n = g.num_vertices
+    view = dag_view(g) if weighted else _simple_view(g)
+    raw = wide_brandes(view, list(range(n)), weighted=weighted, endpoints=endpoints)
+    return _rescale(raw, np, n, normalized=normalized, directed=g.directed, endpoints=endpoints, sampled=None)
+
+
 @settings(max_examples=100, **SETTINGS)
 @given(g=graphs(), normalized=st.booleans(), endpoints=st.booleans())
 def test_wide_recount_matches_networkx(g, normalized, endpoints):
     n = g.num_vertices
-    raw = wide_brandes(_simple_view(g), list(range(n)), weighted=False, endpoints=endpoints)
-    got = _rescale(raw, np, n, normalized=normalized, directed=g.directed, endpoints=endpoints, sampled=None)
     G = nx.DiGraph() if g.directed else nx.Graph()
     G.add_nodes_from(range(n))
     G.add_edges_from(zip(np.repeat(np.arange(n), g.out_degree()).tolist(), g.indices.tolist()))
     G.remove_edges_from(list(nx.selfloop_edges(G)))
     expected = nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints)
-    close9(got, as_array(g, expected))
+    close9(recounted(g, weighted=False, normalized=normalized, endpoints=endpoints), as_array(g, expected))
 
 
 @settings(max_examples=100, **SETTINGS)
 @given(g=weighted_graphs(), normalized=st.booleans(), endpoints=st.booleans())
 def test_wide_weighted_recount_matches_networkx(g, normalized, endpoints):
-    n = g.num_vertices
-    raw = wide_brandes(dag_view(g), list(range(n)), weighted=True, endpoints=endpoints)
-    got = _rescale(raw, np, n, normalized=normalized, directed=g.directed, endpoints=endpoints, sampled=None)
     expected = nx.betweenness_centrality(nx_weighted(g), normalized=normalized, endpoints=endpoints, weight="weight")
-    close9(got, as_array(g, expected))
-
+    close9(recounted(g, weighted=True, normalized=normalized, endpoints=endpoints), as_array(g, expected))
 
 def test_verifier_counts_past_float64_too(chain_reference):
     """verify_betweenness (graphgear run --verify) counts paths in Python integers: it passes the exact centrality on

@@ -27,7 +27,7 @@ __all__ = ["KERNEL_FOLDERS", "ensure_writable_cache", "fallback_folder"]
 # The package folders (relative to graphgear/) whose modules hold @njit(cache=True) kernels; tests/test_numba_cache.py
 # checks that the list is complete.
 KERNEL_FOLDERS: tuple[str, ...] = ("graph", os.path.join("graph", "io"), os.path.join("backends", "cpu"), "nx_backend",
-                                   "distributed")
+                                   "distributed", "algorithms")
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
