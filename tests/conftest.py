@@ -12,6 +12,11 @@ import pytest
 from hypothesis import strategies as st
 
 import graphgear as gg
+from graphgear.algorithms import betweenness
+from graphgear.backends.base import Capabilities
+from graphgear.backends.cpu import CpuBackend
+from graphgear.engine.strategy import Strategy
+from graphgear.engine.trace import Trace
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_GRAPHS = Path(os.environ.get("GRAPHGEAR_SHARED_GRAPHS", REPO.parent / "shared" / "graphs"))
@@ -187,3 +192,46 @@ def band_graph(n: int, width: int = 4) -> gg.Graph:
     dst = [i + j for i in range(n) for j in range(1, width + 1) if i + j < n]
     return gg.Graph.from_edges(np.array(src), np.array(dst), num_vertices=n, directed=False)
 
+
+
+
+class _DeviceLoopRun:
+    """What StandInDeviceLoop.brandes returns: the device log's rows (a start and one forward level per source)."""
+
+    def __init__(self, sources):
+        self.rows = [row for s in sources for row in (("start", s, 0, 0, 0.0), ("forward", 0, 1, 8, 0.0))]
+
+    def levels(self):
+        return self.rows
+
+    def check(self):
+        pass
+
+    def unlogged(self):
+        return 0
+
+    def seconds(self):
+        return 0.0
+
+
+class StandInDeviceLoop(CpuBackend):
+    """The CPU backend with a stand-in for Brandes' device loop (capabilities.brandes_loop): the sources it is given
+    run level by level on the CPU, and its calls are counted (self.calls)."""
+
+    capabilities = Capabilities(async_order="levels", brandes_loop=True)
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def brandes(self, G, sources, bc, endpoint):
+        self.calls.append(list(sources))
+        n = G.num_vertices
+        xp = self.xp
+        arrays = (xp.full(n, -1, dtype=np.int32), *(xp.zeros(n) for _ in range(3)), bc, xp.zeros(1, np.int32),
+                  xp.asarray([1.0 if endpoint else 0.0]))
+        for s in sources:
+            reached = betweenness._single_source(self, G, G.graph, s, arrays, Trace(), Strategy())
+            if endpoint:
+                bc[s] += reached - 1
+        return _DeviceLoopRun(sources)

@@ -16,7 +16,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse
-from conftest import CPU_PATHS, REAL_GRAPHS, band_graph, on_backends, real_graph
+from conftest import CPU_PATHS, REAL_GRAPHS, StandInDeviceLoop, band_graph, on_backends, real_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from networkx.algorithms.centrality.betweenness import (
@@ -236,48 +236,9 @@ def test_deep_graph_missed_by_delta_moves_to_the_device_loop():
     hubs that the delta test misses, and that source and the rest run in the device loop (here a stand-in that runs
     them level by level on the CPU, counting its calls); the next call on the graph starts there. Fixed strategies run
     as given."""
-    from graphgear.algorithms import betweenness as bt
-    from graphgear.backends.base import Capabilities
-    from graphgear.backends.cpu import CpuBackend
     from graphgear.engine.controller import DEEP_LEVELS, learned_depth
-    from graphgear.engine.trace import Trace
 
-    class Run:
-        def __init__(self, sources):
-            self.rows = [row for s in sources for row in (("start", s, 0, 0, 0.0), ("forward", 0, 1, 8, 0.0))]
-
-        def levels(self):
-            return self.rows
-
-        def check(self):
-            pass
-
-        def unlogged(self):
-            return 0
-
-        def seconds(self):
-            return 0.0
-
-    class DeviceLoopCpu(CpuBackend):
-        capabilities = Capabilities(async_order="levels", brandes_loop=True)
-
-        def __init__(self):
-            super().__init__()
-            self.calls = []
-
-        def brandes(self, G, sources, bc, endpoint):
-            self.calls.append(list(sources))
-            n = G.num_vertices
-            xp = self.xp
-            arrays = (xp.full(n, -1, dtype=np.int32), *(xp.zeros(n) for _ in range(3)), bc, xp.zeros(1, np.int32),
-                      xp.asarray([1.0 if endpoint else 0.0]))
-            for s in sources:
-                reached = bt._single_source(self, G, G.graph, s, arrays, Trace(), Strategy())
-                if endpoint:
-                    bc[s] += reached - 1
-            return Run(sources)
-
-    be = DeviceLoopCpu()
+    be = StandInDeviceLoop()
     g = band_graph(1200)
     assert g.num_arcs / g.num_vertices > 5 and not learned_depth(g)
     expected = as_array(g, nx.betweenness_centrality(g.to_networkx(), k=4, seed=3))

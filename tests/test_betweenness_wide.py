@@ -7,13 +7,14 @@ recount itself against networkx on random graphs where nothing overflows."""
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from fractions import Fraction
 
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import CPU_PATHS, on_backends
+from conftest import CPU_PATHS, StandInDeviceLoop, on_backends
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_betweenness import SETTINGS, as_array, close9, graphs, nx_weighted, weighted_graphs
@@ -149,3 +150,24 @@ def test_first_source_past_the_range_sends_every_source_to_the_recount(monkeypat
     got = gg.betweenness_centrality(g, sources=[0, 1_500], normalized=False, strategy=CPU_PATHS[0])
     close9(np.asarray(got.centrality), expected)
     assert calls == [0]
+
+
+def test_device_loop_recount_is_in_the_trace_and_the_seconds(monkeypatch):
+    """Where Brandes' device loop ran (read back when first looked at), the recount is part of what the trace and the
+    result's seconds report, whichever of them, the trace or the centrality, is read first."""
+    from graphgear.algorithms import brandes_wide
+
+    recount = brandes_wide.wide_brandes
+
+    def slow(*args, **kwargs):
+        time.sleep(0.2)
+        return recount(*args, **kwargs)
+
+    monkeypatch.setattr(brandes_wide, "wide_brandes", slow)
+    g = diamond_chain()
+    for first in ("trace", "centrality", "seconds"):
+        result = gg.betweenness_centrality(g, sources=[0], normalized=False, backend=StandInDeviceLoop())
+        getattr(result, first)
+        assert [r.decision for r in result.trace.rows].count("recount") == 1, first
+        assert result.seconds >= 0.2, first
+        assert np.isfinite(np.asarray(result.centrality)).all()

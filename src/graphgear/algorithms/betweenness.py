@@ -448,16 +448,20 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     rescale = {"normalized": normalized, "directed": graph.directed, "endpoints": endpoints, "sampled": sampled}
     if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source, read
         run = be.brandes(G, ids[done:], bc, endpoints)  # back when the result or the trace is first read
-        trace.defer(lambda: _device_rows(run, trace, first), run.seconds)
+        counted: list = []
 
-        def centrality() -> Any:
-            run.check()
-            counted = _recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False,
-                                             endpoints=endpoints)
-            return _rescale(counted, xp, n, **rescale)
+        def summed() -> Any:  # the run's sums, recounted where they overflowed: once, whichever is read first
+            if not counted:
+                run.check()
+                _ = trace.rows  # the device's rows first (their fill calls back here and counts)
+            if not counted:
+                counted.append(_recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False,
+                                                      endpoints=endpoints))
+            return counted[0]
 
-        return BetweennessResult(Deferred(centrality), trace=trace, graph=graph,
-                                 seconds=Deferred(lambda: trace.seconds))
+        trace.defer(lambda: (_device_rows(run, trace, first), summed()), run.seconds)
+        return BetweennessResult(Deferred(lambda: _rescale(summed(), xp, n, **rescale)), trace=trace, graph=graph,
+                                 seconds=Deferred(lambda: (summed(), trace.seconds)[1]))
     bc = _recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False, endpoints=endpoints)
     bc = _rescale(bc, xp, n, **rescale)
     # a GPU run's centrality stays on the device until read (the result copies it on first access)
