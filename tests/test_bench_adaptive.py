@@ -41,7 +41,8 @@ def test_fixed_strategies_are_sep_graphs_paths_and_the_gpus_techniques():
     assert cuda[:8] == cpu and len(set(cuda)) == len(cuda)
     assert {s.balance for s in cuda} == {"vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan",
                                          "hierarchical"}
-    assert adaptive.strategy_label(cuda[-1]) == "async-push-dd balance=hierarchical"
+    assert adaptive.strategy_label(cuda[-2]) == "async-push-dd balance=hierarchical"
+    assert adaptive.strategy_label(cuda[-1]) == "sync-push-dd frontier=two_phase"  # Busato's two-phase queue
 
 
 def test_rows_time_auto_against_every_fixed_strategy():

@@ -28,6 +28,9 @@ PUSH_STRATEGIES = (
     + [Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block", "lookup")]
     + [Strategy(balance="merge_path", frontier="edge_queue", dedup="lookup")]
     + [Strategy(lookup="bitmask"), Strategy(lookup="bitmask", balance="three_stage")]
+    + [Strategy(frontier="two_phase", **b) for b in BALANCERS]  # Busato & Bombieri's two-phase queue
+    + [Strategy(frontier="two_phase", balance="vertex_group", group_size=4,
+                supports=frozenset({"warp_gather", "block_gather", "supplementary_queues"}))]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
 )
 PULL_STRATEGIES = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [

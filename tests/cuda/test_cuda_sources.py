@@ -40,6 +40,7 @@ def _extend_registry() -> None:
         module = importlib.import_module(f"graphgear.algorithms.{name}")
         FUNCTORS.extend(getattr(module, "CUDA_FUNCTORS", ()))
         PROGRAMS.extend(getattr(module, "CUDA_PROGRAMS", ()))
+    FUNCTORS.extend(importlib.import_module("graphgear.backends.cuda.operators").CUDA_FUNCTORS)  # the backend's own
 
 
 _extend_registry()

@@ -46,7 +46,8 @@ TECHNIQUES = (("vertex_group-1", {"balance": "vertex_group", "group_size": 1}),
               ("merge_path", {"balance": "merge_path"}),
               ("three_stage", {"balance": "three_stage"}),
               ("block_scan", {"balance": "block_scan"}),
-              ("hierarchical", {"balance": "hierarchical"}))
+              ("hierarchical", {"balance": "hierarchical"}),
+              ("two_phase", {"balance": "twc", "frontier": "two_phase"}))  # Busato's two-phase queue (sync only)
 
 
 @dataclass
@@ -182,7 +183,8 @@ def ablation_strategies() -> list[tuple[str, Strategy]]:
     and, where the technique runs inside the persistent kernel, one launch in all (async)."""
     return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in TECHNIQUES
             for sync in ("sync", "async")
-            if not (sync == "async" and fields["balance"] == "merge_path")]  # its scan needs the host between levels
+            # merge_path's scan and the two-phase queue's count need the host between levels
+            if not (sync == "async" and (fields["balance"] == "merge_path" or "frontier" in fields))]
 
 
 def ablation_columns() -> list[tuple[str, Any]]:

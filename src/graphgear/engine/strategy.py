@@ -13,6 +13,9 @@ drive       data   only the frontier's vertices work (DD)
             topology  every vertex works every iteration (TD; MultiGraph's dense mode)
 frontier    vertex_queue  ids of active vertices, 2V memory accesses                              (Busato 3.3)
             edge_queue    the frontier's edges, 2E accesses; best with node-based-1 on low, skewed degree
+            two_phase     Busato's two-phase queue, 2V + 2E accesses: the balancer writes the frontier's edges
+                          (expand, no status lookup), then one thread per edge looks the target up and claims it
+                          into the next vertex queue (contract): every lookup thread busy, twice the traffic
             bitmap        one bit per vertex (dense; MultiGraphD, bottom-up BFS)
             boolmap       one byte per vertex (dense, no bit twiddling)
 balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per vertex, ids broadcast by warp shuffle
@@ -57,7 +60,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "direction": ("push", "pull"),
     "sync": ("sync", "async"),
     "drive": ("data", "topology"),
-    "frontier": ("vertex_queue", "edge_queue", "bitmap", "boolmap"),
+    "frontier": ("vertex_queue", "edge_queue", "two_phase", "bitmap", "boolmap"),
     "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical"),
     "group_size": (1, 4, 16, 32),
     "dedup": ("none", "warp_hash", "block", "lookup", "atomic"),
@@ -121,6 +124,9 @@ class Strategy:
             raise StrategyError("pull gathers per destination vertex: it cannot read an edge queue (use bitmap/boolmap)")
         if self.drive == "topology" and self.frontier == "edge_queue":
             raise StrategyError("topology drive visits every vertex: an edge queue has nothing to hold")
+        if self.frontier == "two_phase" and (self.sync, self.direction, self.drive) != ("sync", "push", "data"):
+            raise StrategyError("frontier=two_phase expands a queue's edges and contracts them between two launches: it "
+                                f"needs sync=sync, direction=push, drive=data (got {self.path})")
         if self.direction == "pull" and self.supports:
             raise StrategyError("warp/block gathering and supplementary queues balance push expansion, not pull")
         if self.dedup != "none" and (self.frontier not in QUEUE_FRONTIERS or self.drive == "topology"):

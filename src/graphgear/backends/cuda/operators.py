@@ -9,11 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
+from ...functor import Functor
+from ..cpu.atomics import atomic_add
 from . import runtime as rt
 from . import sources
 from .graph import CudaGraph, hub_chunks
@@ -29,6 +32,26 @@ HUB_BALANCERS = ("adv_vg1", "adv_vg4", "adv_vg16", "adv_vg32", "adv_twc", "adv_w
                  "adv_block_scan")
 # neighbor_reduce and vertex_reduce combine float64 results by one of these: name -> (monoid code, identity)
 REDUCE_MONOIDS = {name: (MONOIDS[name], IDENTITY[MONOIDS[name]]) for name in ("min", "max", "sum")}
+
+
+@numba.njit(nogil=True)
+def _record_edge(u, v, w, state):  # pragma: no cover - numba
+    """The two-phase queue's expand functor: append the edge u -> v (weight w) to the recorded arrays, emit nothing."""
+    slot = atomic_add(state[3], 0, 1)
+    state[0][slot] = u
+    state[1][slot] = v
+    state[2][slot] = w
+    return False
+
+
+# Busato & Bombieri's two-phase queue, its expand phase: any balancer runs this functor over the frontier's edges
+TWO_PHASE_RECORD = Functor(
+    "two_phase_record", _record_edge,
+    "const u32 slot = gg_warp_slot(true, rec_count); rec_u[slot] = u; rec_v[slot] = v; rec_w[slot] = w; return false;",
+    state=("rec_u", "rec_v", "rec_w", "rec_count"),
+)
+# what the GPU backend compiles for it (tests/cuda/test_cuda_sources.py): as algorithms list theirs
+CUDA_FUNCTORS = [(TWO_PHASE_RECORD, "advance", (np.int32, np.int32, np.float32, np.uint32), ())]
 
 
 def _reduce_monoid(operator: str, monoid: str) -> tuple[int, float]:
@@ -107,12 +130,13 @@ class Operators:
                        program_args: tuple = ()) -> Frontier:
         cp = self.xp
         n = G.num_vertices
+        recorded = self._expand_two_phase(G, frontier, strategy) if strategy.frontier == "two_phase" else None
         dense_out = strategy.frontier in ("bitmap", "boolmap")
         # vertex_queue: a set of vertices, contracted on emission (test-and-set claim); edge_queue: the expansion writes
         # one entry per activating edge (Merrill's edge frontier), contracted when the next round loads it by the
         # dedup technique (warp_hash, block), or thinned as it is written (lookup: once per warp step) -- or not at
         # all (none); dedup=atomic claims on emission in both
-        exact = strategy.frontier == "vertex_queue" or strategy.dedup == "atomic"
+        exact = strategy.frontier in ("vertex_queue", "two_phase") or strategy.dedup == "atomic"
         mode = 2 if dense_out else 1 if exact else 0
         # without exact removal on emission a vertex may be emitted once per in-edge from the frontier: room for every
         # out-edge of the frontier (exact removal emits each vertex at most once)
@@ -129,7 +153,14 @@ class Operators:
         self._counter.reset()
         supports = sum(SUPPORT_BITS[s] for s in strategy.supports if s in SUPPORT_BITS) + DEDUP_BITS.get(strategy.dedup, 0)
         tail = state if not program_args else program_args
-        if strategy.drive == "topology" or frontier.is_dense:
+        if recorded is not None:  # the two-phase queue's contract: a thread per recorded edge
+            sources_, targets, weights, count = recorded
+            if count:
+                args = (G.offsets, targets, weights, np.int32(G.weighted), sources_, np.int32(count), out_queue,
+                        self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets,
+                        np.int64(0), mask, np.int32(0)) + self._emit_counters(scan=scan_out) + tail
+                rt.launch(module.get_function("adv_edges"), count, args)
+        elif strategy.drive == "topology" or frontier.is_dense:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
             args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets, np.int64(0),
@@ -149,6 +180,19 @@ class Operators:
             count, edges = unpack_scan_counter(edges)
         out = Frontier.from_vertices(out_queue[:count].copy(), n, dtype=cp.int32).known_out_edges(G.out_degree, edges)
         return out if scan_out is None else out.known_degree_scan(G.out_degree, scan_out[:count].copy())
+
+    def _expand_two_phase(self, G: CudaGraph, frontier: Frontier, strategy: Any) -> tuple:
+        """Busato & Bombieri's two-phase queue, the expand phase: the strategy's balancer (and supports) over the
+        frontier's out-edges with TWO_PHASE_RECORD, which writes each edge (source, target, weight) and emits nothing;
+        returns the three arrays and their count (one host read). _advance_level then contracts them (adv_edges)."""
+        cp = self.xp
+        room = max(frontier.out_edges(G.out_degree), 1)
+        rec = (self._buffer("two_phase_u", room, cp.int32), self._buffer("two_phase_v", room, cp.int32),
+               self._buffer("two_phase_w", room, cp.float32), self._buffer("two_phase_count", 1, cp.uint32))
+        rec[3].fill(0)
+        expand = strategy.with_(frontier="vertex_queue")
+        self._advance_level(G, frontier, self._functor_module(TWO_PHASE_RECORD, "advance", rec), expand, rec)
+        return rec[0], rec[1], rec[2], int(rec[3][0])
 
     def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None) -> tuple:
         """The advance kernels' last arguments before the state: the hub queue (null: none), its count, the degree

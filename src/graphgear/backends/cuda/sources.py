@@ -97,6 +97,8 @@ ADVANCE_BODIES = {
     "adv_block_scan": "gg_advance_block_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_hierarchical": "gg_advance_hierarchical(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
+    # the two-phase queue's contract: `queue` holds the recorded sources, `indices` / `weights` their targets and weights
+    "adv_edges": "gg_advance_edges(indices, weights, weighted, queue, qsize, f, out);",
 }
 PULL_ARGS = (
     "const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted, const u32* bits, int all_active, "

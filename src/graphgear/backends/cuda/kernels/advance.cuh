@@ -405,3 +405,16 @@ __device__ void gg_advance_mask(const i64* offsets, const int* indices, const fl
         }
     }
 }
+
+// Busato & Bombieri's two-phase queue, the contract phase: the expand phase (any balancer, with a functor that only
+// records) wrote the frontier's edges as three arrays, sources[i] -> targets[i] of weight weights[i]; here one thread
+// per edge looks its target up (the functor) and emits it, so every lookup thread has exactly one edge of work.
+template <class F>
+__device__ void gg_advance_edges(const int* targets, const float* weights, int weighted, const int* sources, int count,
+                                 F f, GGOut out) {
+    const int stride = gridDim.x * blockDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const int v = targets[i];
+        gg_emit(out, f(sources[i], v, gg_weight(weights, weighted, i)), v);
+    }
+}

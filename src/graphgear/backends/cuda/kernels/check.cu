@@ -51,6 +51,7 @@ extern "C" __global__ void check_advance(const i64* offsets, const int* indices,
     gg_advance_three_stage(offsets, indices, weights, 1, queue, qsize, f, out);
     gg_advance_block_scan(offsets, indices, weights, 1, queue, qsize, f, out, GG_WARP_GATHER);
     gg_advance_hierarchical(offsets, indices, weights, 1, queue, qsize, f, out, GG_DEDUP_WARP);
+    gg_advance_edges(indices, weights, 1, queue, qsize, f, out);  // the two-phase queue's contract
 }
 
 extern "C" __global__ void check_pull(const i64* t_offsets, const int* t_indices, const float* t_weights,
