@@ -196,10 +196,15 @@ def band_graph(n: int, width: int = 4) -> gg.Graph:
 
 
 class _DeviceLoopRun:
-    """What StandInDeviceLoop.brandes returns: the device log's rows (a start and one forward level per source)."""
+    """What StandInDeviceLoop.brandes returns: the device log's rows (a start and one forward level per source) and
+    its overflow flag."""
 
-    def __init__(self, sources):
+    def __init__(self, sources, overflowed=False):
         self.rows = [row for s in sources for row in (("start", s, 0, 0, 0.0), ("forward", 0, 1, 8, 0.0))]
+        self._overflowed = overflowed
+
+    def overflowed(self):
+        return self._overflowed
 
     def levels(self):
         return self.rows
@@ -234,4 +239,4 @@ class StandInDeviceLoop(CpuBackend):
             reached = betweenness._single_source(self, G, G.graph, s, arrays, Trace(), Strategy())
             if endpoint:
                 bc[s] += reached - 1
-        return _DeviceLoopRun(sources)
+        return _DeviceLoopRun(sources, overflowed=not bool(np.isfinite(bc).all()))  # as the kernel flags it

@@ -455,8 +455,9 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
                 run.check()
                 _ = trace.rows  # the device's rows first (their fill calls back here and counts)
             if not counted:
+                # the device loop flags an overflow in its log (no read of its own) where it ran every source
                 counted.append(_recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False,
-                                                      endpoints=endpoints))
+                                                      endpoints=endpoints, flagged=run.overflowed() if done == 0 else None))
             return counted[0]
 
         trace.defer(lambda: (_device_rows(run, trace, first), summed()), run.seconds)
@@ -508,12 +509,12 @@ def _device_rows(run: Any, trace: Trace, first: Any) -> None:
 
 
 def _recount_if_overflowed(be: Any, view: Graph, ids: list[int], bc: Any, trace: Trace, *, weighted: bool,
-                           endpoints: bool) -> Any:
+                           endpoints: bool, flagged: bool | None = None) -> Any:
     """bc (the summed dependencies, before rescaling) as it is when every entry is finite; else every source recounted
     on the host with wide-range path counts (brandes_wide.py): a shortest-path count past float64's range (a lattice
     more than ~1,000 hops across) leaves NaN or inf in bc on every path, where networkx leaves NaN. One reduction and
-    one read per call."""
-    if bool(be.xp.isfinite(bc).all()):
+    one read per call, unless `flagged` says already (Brandes' device loop flags it in the log it reads back)."""
+    if not (bool(flagged) if flagged is not None else not bool(be.xp.isfinite(bc).all())):
         return bc
     from .brandes_wide import wide_brandes
 

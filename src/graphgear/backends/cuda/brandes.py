@@ -34,14 +34,15 @@ class BrandesRun:
     _log: Any
 
     @functools.cached_property
-    def _read(self) -> tuple[np.ndarray, int]:
+    def _read(self) -> tuple[np.ndarray, int, bool]:
         words = self._log.get()
-        if int(words[1:2].view(np.int32)[0]):
+        abort, overflow = words[1:2].view(np.int32).tolist()
+        if abort:
             raise BackendError("Brandes' persistent kernel: a grid barrier gave up waiting (the blocks were not all "
                                "resident); kernels/grid.cuh")
         rows = int(words[0])
         logged = min(rows, (words.size - HEADER) // FIELDS)
-        return words[HEADER:HEADER + logged * FIELDS].reshape(logged, FIELDS), rows
+        return words[HEADER:HEADER + logged * FIELDS].reshape(logged, FIELDS), rows, bool(overflow)
 
     def check(self) -> None:
         """Read the log back (once) and raise if the run failed."""
@@ -55,6 +56,11 @@ class BrandesRun:
             out.append((PHASES[phase], level, vertices, edges, 0.0 if phase == START else (stamp - start) * 1e-9))
             start = stamp
         return out
+
+    def overflowed(self) -> bool:
+        """Whether a dependency came out inf or NaN (path counts past float64's range; the caller recounts), read
+        with the log: no read of its own."""
+        return self._read[2]
 
     def unlogged(self) -> int:
         """Rows run past the log's capacity (counted, not written)."""

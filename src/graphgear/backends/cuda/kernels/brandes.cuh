@@ -11,7 +11,8 @@
 // One thread per vertex of a level: the kernel serves high-diameter graphs (SEP-Graph's delta test), whose levels are
 // many and small and whose degrees are low; a graph with hubs runs the host's per-level operators (load-balanced
 // advance and neighbor_reduce) over its few levels.
-// The log (int64): [0] rows so far (every launch of one call appends), [1] the abort flag (int), [2] the barrier's
+// The log (int64): [0] rows so far (every launch of one call appends), [1] the abort flag (int) and, in its high half,
+// the overflow flag (a dependency came out inf or NaN: path counts past float64's range), [2] the barrier's
 // two words, then GG_BRANDES_FIELDS per row: phase (0 forward, 1 backward, 2 a source's start), level (the source,
 // for a start), |level|, outDegree(level) (forward), %globaltimer. Rows past log_rows are counted, not written.
 #pragma once
@@ -104,6 +105,8 @@ brandes(const i64* offsets, const int* indices, int n, int source, int* level, d
             }
             const double su = __ldcg(sigma + u);
             const double dependency = su * acc;
+            // a path count past float64's range leaves inf or NaN here (inf * acc): flagged for the host's recount
+            if (!isfinite(dependency)) ((volatile int*)status)[1] = 1;
             __stcg(coef + u, (1.0 + dependency) / su);
             bc[u] += dependency + endpoint;
         }
