@@ -135,3 +135,20 @@ def test_verifier_counts_past_float64_too(chain_reference):
     wrong[1_000] *= 1 + 1e-6
     with pytest.raises(VerificationError):
         verify_betweenness(g, wrong, sources=[0, 1_500], normalized=False)
+
+
+def test_recount_batches_by_free_memory_and_refuses_what_does_not_fit(monkeypatch, chain_reference):
+    """The recount runs as many sources at once as a quarter of the free memory holds (56 bytes a vertex each), one
+    at a time where that is all, and refuses with HostMemoryError where not even one fits."""
+    from graphgear import memory
+    from graphgear.errors import HostMemoryError
+
+    g, expected = chain_reference
+    view = _simple_view(g)
+    for sources_at_once in (1, 2):
+        monkeypatch.setattr(memory, "available_bytes", lambda k=sources_at_once: 4 * 56 * g.num_vertices * k)
+        got = wide_brandes(view, [0, 1_500], weighted=False, endpoints=False) / 2  # single-source BC: delta / 2
+        close9(got, expected)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 56 * g.num_vertices - 1)
+    with pytest.raises(HostMemoryError, match="wide-range recount"):
+        wide_brandes(view, [0], weighted=False, endpoints=False)

@@ -151,6 +151,7 @@ def wide_brandes(graph: Graph, sources: list[int], *, weighted: bool, endpoints:
     batch = min(numba.get_num_threads(), len(sources))
     if room is not None:
         batch = max(1, min(batch, room // 4 // (56 * n)))
+    memory.require(56 * n * batch, f"the wide-range recount of betweenness ({batch} source(s) at once, {n:,} vertices)")
     dist, m, delta, out = (np.empty((batch, n), dtype=np.float64) for _ in range(4))
     e, pending, order = (np.empty((batch, n), dtype=np.int64) for _ in range(3))
     got = np.empty(batch, dtype=np.int64)
