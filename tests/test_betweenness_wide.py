@@ -152,3 +152,14 @@ def test_recount_batches_by_free_memory_and_refuses_what_does_not_fit(monkeypatc
     monkeypatch.setattr(memory, "available_bytes", lambda: 56 * g.num_vertices - 1)
     with pytest.raises(HostMemoryError, match="wide-range recount"):
         wide_brandes(view, [0], weighted=False, endpoints=False)
+
+
+def test_recount_refuses_a_zero_length_cycle_as_the_weighted_run_does():
+    """The recount names the source, the vertex and its distance where the shortest paths run through a cycle of
+    zero length, with the message of betweenness_weighted's own check."""
+    from graphgear.errors import GraphError
+
+    g = gg.Graph.from_edges(["s", "s", "a", "b", "a", "b"], ["a", "b", "b", "a", "t", "t"], [1, 1, 0, 0, 1, 1])
+    s = int(np.atleast_1d(g.vertex_index(["s"]))[0])
+    with pytest.raises(GraphError, match=r"from 's' reach '[ab]' \(distance 1\.0\) through a cycle of zero length"):
+        wide_brandes(dag_view(g), [s], weighted=True, endpoints=False)
