@@ -171,3 +171,31 @@ def test_device_loop_recount_is_in_the_trace_and_the_seconds(monkeypatch):
         assert [r.decision for r in result.trace.rows].count("recount") == 1, first
         assert result.seconds >= 0.2, first
         assert np.isfinite(np.asarray(result.centrality)).all()
+
+
+def test_recount_batches_by_free_memory_and_refuses_what_does_not_fit(monkeypatch, chain_reference):
+    """The recount runs as many sources at once as a quarter of the free memory holds (56 bytes a vertex each), one
+    at a time where that is all, and refuses with HostMemoryError where not even one fits."""
+    from graphgear import memory
+    from graphgear.errors import HostMemoryError
+
+    g, expected = chain_reference
+    view = _simple_view(g)
+    for sources_at_once in (1, 2):
+        monkeypatch.setattr(memory, "available_bytes", lambda k=sources_at_once: 4 * 56 * g.num_vertices * k)
+        got = wide_brandes(view, [0, 1_500], weighted=False, endpoints=False) / 2  # single-source BC: delta / 2
+        close9(got, expected)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 56 * g.num_vertices - 1)
+    with pytest.raises(HostMemoryError, match="wide-range recount"):
+        wide_brandes(view, [0], weighted=False, endpoints=False)
+
+
+def test_recount_refuses_a_zero_length_cycle_as_the_weighted_run_does():
+    """The recount names the source, the vertex and its distance where the shortest paths run through a cycle of
+    zero length, with the message of betweenness_weighted's own check."""
+    from graphgear.errors import GraphError
+
+    g = gg.Graph.from_edges(["s", "s", "a", "b", "a", "b"], ["a", "b", "b", "a", "t", "t"], [1, 1, 0, 0, 1, 1])
+    s = int(np.atleast_1d(g.vertex_index(["s"]))[0])
+    with pytest.raises(GraphError, match=r"from 's' reach '[ab]' \(distance 1\.0\) through a cycle of zero length"):
+        wide_brandes(dag_view(g), [s], weighted=True, endpoints=False)

@@ -56,7 +56,7 @@ from ._common import check_non_negative_weights
 from .brandes import GATHER, LEVEL_UPDATE
 from .sssp import distances_from
 
-__all__ = ["CUDA_FUNCTORS", "dag_strategy", "dag_view", "weighted_single_source"]
+__all__ = ["CUDA_FUNCTORS", "dag_strategy", "dag_view", "weighted_single_source", "zero_length_cycle"]
 
 
 # ------------------------------------------------------------------------------------------------------- functors
@@ -213,7 +213,12 @@ def _zero_length_cycle(be: Any, graph: Graph, dist: Any, pending: Any, s: int) -
     """GraphError naming a vertex that PathCounting never reached: its tight in-arcs lie on a cycle of zero length."""
     stuck = be.to_host(be.xp.flatnonzero((pending > 0) & be.xp.isfinite(dist))[:1])
     v = int(stuck[0]) if stuck.size else s
+    raise zero_length_cycle(graph, s, v, float(be.to_host(dist[v:v + 1])[0]))
+
+
+def zero_length_cycle(graph: Graph, s: int, v: int, distance: float) -> GraphError:
+    """The error for shortest paths from s that reach v (at `distance`) through a cycle of zero length."""
     source, vertex = graph.vertex_labels(np.array([s, v])).tolist()
-    raise GraphError(f"weighted betweenness centrality: the shortest paths from {source!r} reach {vertex!r} (distance "
-                     f"{float(be.to_host(dist[v:v + 1])[0])!r}) through a cycle of zero length (arcs of weight 0, or "
-                     "weights lost to float64 rounding beside the distance), so it has infinitely many shortest paths")
+    return GraphError(f"weighted betweenness centrality: the shortest paths from {source!r} reach {vertex!r} (distance "
+                      f"{distance!r}) through a cycle of zero length (arcs of weight 0, or weights lost to float64 "
+                      "rounding beside the distance), so it has infinitely many shortest paths")

@@ -27,8 +27,8 @@ import numba
 import numpy as np
 
 from .. import memory
-from ..errors import GraphError
 from ..graph.graph import Graph
+from .betweenness_weighted import zero_length_cycle
 
 __all__ = ["wide_brandes"]
 
@@ -43,6 +43,15 @@ def _add_count(m, e, v, mu, eu):  # pragma: no cover - numba
     frac, exp = math.frexp(total)
     m[v] = frac
     e[v] = top + exp
+
+
+@numba.njit(nogil=True)
+def _tight(offsets, indices, weights, weighted, dist, s, u, a):  # pragma: no cover - numba
+    """Whether arc a out of u lies on a shortest path from s (ShortestPathDAG): D[u] + w == D[v] in float64, never
+    into s, never a self-loop."""
+    v = indices[a]
+    w = np.float64(weights[a]) if weighted else 1.0
+    return v != s and v != u and dist[u] + w == dist[v]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -84,15 +93,13 @@ def _wide_single_source(offsets, indices, weights, weighted, s, dist, m, e, pend
                     dist[v] = dist[u] + 1.0
                     order[tail] = v
                     tail += 1
-    for u in range(n):  # tight in-arcs of each vertex (ShortestPathDAG, never into s, no self-loop)
+    for u in range(n):  # the tight in-arcs of each vertex
         if dist[u] == np.inf:
             continue
         reached += 1
         for a in range(offsets[u], offsets[u + 1]):
-            v = indices[a]
-            w = np.float64(weights[a]) if weighted else 1.0
-            if v != s and v != u and dist[u] + w == dist[v]:
-                pending[v] += 1
+            if _tight(offsets, indices, weights, weighted, dist, s, u, a):
+                pending[indices[a]] += 1
     m[s] = 0.5
     e[s] = 1  # sigma[s] = 1
     order[0] = s
@@ -102,9 +109,8 @@ def _wide_single_source(offsets, indices, weights, weighted, s, dist, m, e, pend
         u = order[head]
         head += 1
         for a in range(offsets[u], offsets[u + 1]):
-            v = indices[a]
-            w = np.float64(weights[a]) if weighted else 1.0
-            if v != s and v != u and dist[u] + w == dist[v]:
+            if _tight(offsets, indices, weights, weighted, dist, s, u, a):
+                v = indices[a]
                 _add_count(m, e, v, m[u], e[u])
                 pending[v] -= 1
                 if pending[v] == 0:
@@ -118,9 +124,8 @@ def _wide_single_source(offsets, indices, weights, weighted, s, dist, m, e, pend
         u = order[i]
         acc = 0.0
         for a in range(offsets[u], offsets[u + 1]):
-            v = indices[a]
-            w = np.float64(weights[a]) if weighted else 1.0
-            if v != s and v != u and dist[u] + w == dist[v]:
+            if _tight(offsets, indices, weights, weighted, dist, s, u, a):
+                v = indices[a]
                 acc += math.ldexp(m[u] / m[v], max(min(e[u] - e[v], 0), -1100)) * (1.0 + delta[v])
         delta[u] = acc
         bc[u] += acc + endpoint
@@ -141,8 +146,8 @@ def wide_brandes(graph: Graph, sources: list[int], *, weighted: bool, endpoints:
     """The summed dependencies of `sources` (internal ids) with wide-range path counts, as float64 per vertex before
     networkx's rescaling. `graph` is the view the parallel phases ran on (parallel arcs once; weighted: self-loops
     dropped and each pair's smallest weight). The sources run a batch at a time, one per thread, as many as the
-    threads and a quarter of the free memory allow (56 bytes a vertex each). GraphError where a shortest path runs
-    through a cycle of zero length."""
+    threads and a quarter of the free memory allow (56 bytes a vertex each). GraphError
+    (betweenness_weighted.zero_length_cycle) where a shortest path runs through a cycle of zero length."""
     n = graph.num_vertices
     bc = np.zeros(n, dtype=np.float64)
     if not sources or n == 0:
@@ -151,6 +156,7 @@ def wide_brandes(graph: Graph, sources: list[int], *, weighted: bool, endpoints:
     batch = min(numba.get_num_threads(), len(sources))
     if room is not None:
         batch = max(1, min(batch, room // 4 // (56 * n)))
+    memory.require(56 * n * batch, f"the wide-range recount of betweenness ({batch} source(s) at once, {n:,} vertices)")
     dist, m, delta, out = (np.empty((batch, n), dtype=np.float64) for _ in range(4))
     e, pending, order = (np.empty((batch, n), dtype=np.int64) for _ in range(3))
     got = np.empty(batch, dtype=np.int64)
@@ -161,10 +167,8 @@ def wide_brandes(graph: Graph, sources: list[int], *, weighted: bool, endpoints:
         out[:part.size].fill(0.0)
         _wide_sources(graph.offsets, graph.indices, weights, weighted, part, dist, m, e, pending, order, delta, out,
                       1.0 if endpoints else 0.0, got)
-        for s, code in zip(part.tolist(), got[:part.size].tolist()):
+        for i, (s, code) in enumerate(zip(part.tolist(), got[:part.size].tolist())):
             if code < 0:
-                source, vertex = graph.vertex_labels(np.array([s, -1 - code])).tolist()
-                raise GraphError(f"weighted betweenness centrality: the shortest paths from {source!r} reach "
-                                 f"{vertex!r} through a cycle of zero length, so it has infinitely many shortest paths")
+                raise zero_length_cycle(graph, s, -1 - code, float(dist[i, -1 - code]))
         bc += out[:part.size].sum(axis=0)
     return bc
