@@ -514,7 +514,8 @@ def _recount_if_overflowed(be: Any, view: Graph, ids: list[int], bc: Any, trace:
     on the host with wide-range path counts (brandes_wide.py): a shortest-path count past float64's range (a lattice
     more than ~1,000 hops across) leaves NaN or inf in bc on every path, where networkx leaves NaN. One reduction and
     one read per call, unless `flagged` says already (Brandes' device loop flags it in the log it reads back)."""
-    if not (bool(flagged) if flagged is not None else not bool(be.xp.isfinite(bc).all())):
+    overflowed = bool(flagged) if flagged is not None else not bool(be.xp.isfinite(bc).all())
+    if not overflowed:
         return bc
     from .brandes_wide import wide_brandes
 
