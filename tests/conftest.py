@@ -193,8 +193,6 @@ def band_graph(n: int, width: int = 4) -> gg.Graph:
     return gg.Graph.from_edges(np.array(src), np.array(dst), num_vertices=n, directed=False)
 
 
-
-
 class _DeviceLoopRun:
     """What StandInDeviceLoop.brandes returns: the device log's rows (a start and one forward level per source) and
     its overflow flag."""

@@ -230,7 +230,6 @@ def test_high_diameter_graph_runs_async_forward_and_one_backward_pass():
     close(r.centrality, level_reference(g, [0]) / 2)
 
 
-
 def test_deep_graph_missed_by_delta_moves_to_the_device_loop():
     """On a backend with Brandes' device loop, auto's host-driven levels stop at DEEP_LEVELS on a deep graph without
     hubs that the delta test misses, and that source and the rest run in the device loop (here a stand-in that runs
@@ -319,7 +318,6 @@ def test_bad_arguments():
         gg.betweenness_centrality(gg.Graph.from_edges([], [], num_vertices=0), sources=[0], backend="cpu")
     empty = gg.Graph.from_edges([], [], num_vertices=0)
     assert gg.betweenness_centrality(empty, k=0, backend="cpu").centrality.size == 0  # k == V: exact
-
 
 
 # ------------------------------------------------------------------------------------------------ weighted

@@ -250,7 +250,6 @@ def test_filter_for_each_and_neighbor_reduce(monoid):
     np.testing.assert_array_equal(cp.asnumpy(marks), expected)
 
 
-
 @pytest.mark.parametrize("monoid", ["sum", "min", "max"])
 @pytest.mark.parametrize("spec", ["kron:16:w", "grid:30:40:0.9:w", "er:2000:100:w", "rmat:12:2:w"])
 def test_neighbor_reduce_every_group_and_hub_chunks(spec, monoid):
@@ -355,7 +354,6 @@ def test_duplicate_removal_techniques_are_distinct(dedup, balance):
         assert emitted == edges_once  # each warp held 32 copies of one vertex
     else:
         assert edges_once <= emitted < 32 * edges_once
-
 
 
 @pytest.mark.parametrize("balance", BALANCERS, ids=lambda b: "-".join(map(str, b.values())))

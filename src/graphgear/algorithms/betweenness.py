@@ -433,6 +433,7 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     one_pass = be.capabilities.brandes_loop and automatic
     first = _one_pass_decision(graph, ids, strategy, be.capabilities.async_order) if one_pass else None
     done = 0  # sources whose dependencies the host-driven levels added
+    overflowed = None  # known past float64's range after the first source (None: not looked at yet)
     while first is None and done < len(ids):
         s = ids[done]
         reached = _single_source(be, G, graph, s, arrays, trace, strategy, deep_exit=one_pass)
@@ -443,8 +444,9 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
         if endpoints:
             bc[s] += reached - 1
         done += 1
-        if done == 1 < len(ids) and not bool(xp.isfinite(bc).all()):
-            break  # the counts passed float64's range: every source goes to the recount below, not only the rest
+        if _overflowed_early(xp, bc, done, len(ids)):
+            overflowed = True
+            break
     rescale = {"normalized": normalized, "directed": graph.directed, "endpoints": endpoints, "sampled": sampled}
     if first is not None and done < len(ids):  # Brandes' whole loop on the device, one launch per source, read
         run = be.brandes(G, ids[done:], bc, endpoints)  # back when the result or the trace is first read
@@ -463,7 +465,8 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
         trace.defer(lambda: (_device_rows(run, trace, first), summed()), run.seconds)
         return BetweennessResult(Deferred(lambda: _rescale(summed(), xp, n, **rescale)), trace=trace, graph=graph,
                                  seconds=Deferred(lambda: (summed(), trace.seconds)[1]))
-    bc = _recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False, endpoints=endpoints)
+    bc = _recount_if_overflowed(be, _simple_view(graph), ids, bc, trace, weighted=False, endpoints=endpoints,
+                                flagged=overflowed)
     bc = _rescale(bc, xp, n, **rescale)
     # a GPU run's centrality stays on the device until read (the result copies it on first access)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
@@ -508,12 +511,20 @@ def _device_rows(run: Any, trace: Trace, first: Any) -> None:
                   "the log's rows; their time is not counted)", phase="backward")
 
 
+def _overflowed_early(xp: Any, bc: Any, done: int, total: int) -> bool:
+    """Whether, after the first of several sources, the summed dependencies already hold inf or NaN (the path counts
+    passed float64's range): then every source goes to the recount at once instead of after the rest's levels. One
+    reduction and read, after the first source only."""
+    return done == 1 < total and not bool(xp.isfinite(bc).all())
+
+
 def _recount_if_overflowed(be: Any, view: Graph, ids: list[int], bc: Any, trace: Trace, *, weighted: bool,
                            endpoints: bool, flagged: bool | None = None) -> Any:
     """bc (the summed dependencies, before rescaling) as it is when every entry is finite; else every source recounted
     on the host with wide-range path counts (brandes_wide.py): a shortest-path count past float64's range (a lattice
     more than ~1,000 hops across) leaves NaN or inf in bc on every path, where networkx leaves NaN. One reduction and
-    one read per call, unless `flagged` says already (Brandes' device loop flags it in the log it reads back)."""
+    one read per call, unless `flagged` says already (Brandes' device loop flags it in the log it reads back; the
+    host loops after their first source, _overflowed_early)."""
     overflowed = bool(flagged) if flagged is not None else not bool(be.xp.isfinite(bc).all())
     if not overflowed:
         return bc
@@ -545,12 +556,14 @@ def _weighted(be: Any, graph: Graph, ids: list[int], sampled: np.ndarray | None,
     trace = Trace(algorithm="betweenness_centrality", backend=be.name,
                   controller=controller_name(strategy))
     push = dag_strategy(strategy, view)
-    for i, s in enumerate(ids):
+    overflowed = None
+    for done, s in enumerate(ids, 1):
         reached = weighted_single_source(be, G, view, s, arrays, trace, strategy, push)
         if endpoints:
             bc[s] += reached - 1
-        if i == 0 < len(ids) - 1 and not bool(xp.isfinite(bc).all()):
-            break  # as in the unweighted loop: past float64's range, every source is recounted
-    bc = _recount_if_overflowed(be, view, ids, bc, trace, weighted=True, endpoints=endpoints)
+        if _overflowed_early(xp, bc, done, len(ids)):
+            overflowed = True
+            break
+    bc = _recount_if_overflowed(be, view, ids, bc, trace, weighted=True, endpoints=endpoints, flagged=overflowed)
     bc = _rescale(bc, xp, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
