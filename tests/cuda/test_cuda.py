@@ -32,9 +32,11 @@ PUSH_STRATEGIES = (
     + [Strategy(frontier="two_phase", balance="vertex_group", group_size=4,
                 supports=frozenset({"warp_gather", "block_gather", "supplementary_queues"}))]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async")]
+    + [Strategy(sync="async", drive="topology", frontier="bitmap")]  # SEP-Graph's async TD, in the persistent kernel
 )
 PULL_STRATEGIES = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
-    Strategy(direction="pull", frontier="bitmap", drive="topology"), Strategy(direction="pull", frontier="bitmap", sync="async")
+    Strategy(direction="pull", frontier="bitmap", drive="topology"), Strategy(direction="pull", frontier="bitmap", sync="async"),
+    Strategy(direction="pull", frontier="bitmap", sync="async", drive="topology"),
 ]
 GRAPHS = ["kron:12", "rmat:11:8", "grid:40:50:0.8", "rgg:11", "er:3000:6"]
 
@@ -192,6 +194,8 @@ def test_grid_gathering_of_hubs(spec, strategy, low_grid_gather_degree):
 
 @pytest.mark.parametrize("strategy", [Strategy(), Strategy(direction="pull", frontier="bitmap"),
                                       Strategy(drive="topology", frontier="bitmap"), Strategy(sync="async"),
+                                      Strategy(drive="topology", frontier="bitmap", sync="async"),
+                                      Strategy(direction="pull", drive="topology", frontier="bitmap", sync="async"),
                                       Strategy(balance="merge_path"), Strategy(balance="vertex_group", group_size=16)], ids=str)
 def test_user_program_on_gpu(strategy):
     g = gg.load("grid:30:30:0.9:w")
@@ -669,6 +673,42 @@ def test_single_source_start_is_made_by_the_first_launch(strategy):
     idle = gg.run_program(BFS_PROGRAM, g, source=s, backend="cuda", strategy=strategy, max_rounds=0)
     buffers = idle.backend.to_host(idle.state.buffer)
     assert np.isinf(idle.values).all() and buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all()
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_async_topology_driven_rounds_run_in_one_persistent_launch(monkeypatch, direction):
+    """SEP-Graph's async topology-driven path drains inside one persistent launch (every vertex computes each round;
+    kernels/persistent.cuh `topology`), not as host-driven sync rounds: no host round runs, one launch does, its log
+    shows every vertex computed in every round, and the values equal the CPU's."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    launches = []
+    persistent = be.program_persistent
+
+    def counted(*args, **kwargs):
+        run = persistent(*args, **kwargs)
+        launches.append(run)
+        return run
+
+    def host_round(*args, **kwargs):
+        raise AssertionError("an async topology-driven round ran on the host")
+
+    monkeypatch.setattr(be, "program_persistent", counted)
+    monkeypatch.setattr(be, "_program_drain", host_round)
+    monkeypatch.setattr(be, "_compute", host_round)
+    g = gg.load("grid:30:30:0.9:w")
+    n = g.num_vertices
+    values = np.full(n, -np.inf)
+    buffers = values.copy()
+    buffers[0] = np.inf
+    strategy = Strategy(direction=direction, drive="topology", frontier="bitmap", sync="async")
+    gpu = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cuda", strategy=strategy)
+    cpu = gg.run_program(WIDEST_PATH, g, values, buffers, [0], backend="cpu", strategy=strategy)
+    np.testing.assert_array_equal(gpu.values, cpu.values)
+    assert len(launches) == 1
+    log = launches[0].log
+    assert launches[0].rounds > 1 and np.all(log[:, 0] == n)
 
 
 def test_persistent_launch_needs_a_worklist_or_a_source():

@@ -376,7 +376,8 @@ class PersistentDriver:
 
         mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
         rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (not merge_path, whose scan
-        needs the host), pull groups of the strategy's group size (vertex_group) or 1. Output queues are exact (claim
+        needs the host), pull groups of the strategy's group size (vertex_group) or 1. A topology-driven strategy
+        computes every vertex each round (the worklist only keeps the rounds going while something changes). Output queues are exact (claim
         bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
         persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
         max_rounds), since the far pile lives on the device. strategy.hops > 1 (a monotone program's push) expands
@@ -460,9 +461,13 @@ class PersistentDriver:
             raise StrategyError(f"hops={hops} runs several levels a round: max_rounds cannot count levels")
         if light_heavy and not (delta > 0 and mode == "push" and hops == 1 and G.weighted):
             raise StrategyError("the light/heavy split needs a weighted graph, near-far (delta > 0), push and hops=1")
+        topology = strategy.drive == "topology"  # every vertex computes each round (kernels/persistent.cuh)
+        if topology and (delta > 0 or hops > 1):
+            raise StrategyError("topology drive computes every vertex each round: near-far's buckets and block-local "
+                                "hops schedule a worklist it does not keep")
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
         # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
-        fused = not light_heavy and mode == "push" and s.monoid != MONOIDS["sum"] and (
+        fused = not light_heavy and not topology and mode == "push" and s.monoid != MONOIDS["sum"] and (
             hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
         fields: dict[str, Any] = dict(offsets=G.offsets, indices=G.indices, weights=G.weights)
         state: dict[str, Any] = {}  # GGPersistentState's fields
@@ -492,9 +497,10 @@ class PersistentDriver:
         fields.update(
             weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n,
             pulled=n if mode == "push" else G.pull_candidates(), monoid=s.monoid,
-            first_wins=s.first_wins, skip_settled=s.skip_settled, supports=supports, huge=huge,
+            first_wins=s.first_wins, skip_settled=s.skip_settled and not topology, supports=supports, huge=huge,
             max_rounds=min(max_rounds, 2**31 - 1), mode=PERSISTENT_MODES[mode], alpha=alpha, beta=beta,
-            unexplored=unexplored, fused=fused, hops=hops, threshold=threshold, control=B.control)
+            unexplored=unexplored, fused=fused, hops=hops, topology=topology, threshold=threshold,
+            control=B.control)
         state.update(
             queue=B.queues, senders=B.senders, huge=B.huge, counters=B.counters, edges=B.edges,
             claim_bits=B.claim_bits, words=rt.bitmap_words(n), active_bits=B.active_bits, barrier=B.barrier,

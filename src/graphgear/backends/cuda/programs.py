@@ -131,7 +131,7 @@ class Programs:
         if strategy.sync == "async":
             if strategy.direction == "pull" and s.monoid == MONOIDS["sum"]:
                 raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
-            if strategy.drive == "topology" or strategy.balance == "merge_path":
+            if strategy.balance == "merge_path":  # its scan needs the host between levels
                 return self._program_drain(G, s, worklist, strategy)
             run = self.program_persistent(G, s, worklist, strategy, strategy.direction)
             return run.remaining, run.edges_processed(G.num_arcs)

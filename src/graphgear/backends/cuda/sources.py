@@ -332,7 +332,7 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, "
         "a.t_offsets, a.t_indices, a.t_weights, (int)a.n, (int)a.pulled, a.value, a.buffer, a.message, (int)a.monoid, "
         "(int)a.first_wins, (int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, "
-        "a.threshold, rules, a.st, GGP{a.params});\n}\n"
+        "a.threshold, rules, a.st, GGP{a.params}, (int)a.topology);\n}\n"
     )
     defines = f"#define GG_HEAVY_CHUNK {HEAVY_CHUNK}\n#define GG_SPLIT_CHUNK_FROM {SPLIT_CHUNK_FROM}\n"
     return "".join([defines, INCLUDES, program_struct(program), expand, kernel])

@@ -16,6 +16,8 @@
 //            for first-wins programs) -> Q'
 //   -- grid barrier; Q <- Q'
 // A fixed push of a min/max/or program fuses A into B (gg_fused_rounds below): one barrier per round.
+// Topology drive (SEP-Graph's async TD, `topology`): A computes every vertex, not Q; the rounds go on while a round
+// changes a vertex (Q' non-empty), all in the launch (the host drove TD as sync rounds, one launch and read each).
 //
 // Near-far (Davidson et al., IPDPS'14; SEP-Graph's priority scheduling for SSSP), when delta > 0: a worklist vertex
 // whose buffer is at or beyond the threshold T is not computed but deferred to the far pile (once: a far bit per
@@ -145,6 +147,7 @@ struct GGPersistentArgs {
     double unexplored;
     i64 fused;
     i64 hops;
+    i64 topology;  // SEP-Graph's topology drive: every vertex computes each round, not only the worklist's
     double threshold;
     // the buffers of the graph (backend.PersistentBuffers): the control words, then the state the rounds keep
     i64* control;
@@ -619,7 +622,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                                       int pulled,
                                       double* value, double* buffer, double* message, int monoid, int first_wins,
                                       int skip_settled, int supports, i64 huge, int qsize, int max_rounds,
-                                      double threshold, GGRules rules, GGPersistentState st, P p) {
+                                      double threshold, GGRules rules, GGPersistentState st, P p, int topology = 0) {
     const int stride = gridDim.x * blockDim.x;
     volatile int* status = st.status;
     int in = 0;
@@ -648,12 +651,17 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             gg_clear_active(st, previous_pull_senders, previous_count, previous_huge);
             previous_pull_senders = -1;
         }
-        for (int base = blockIdx.x * blockDim.x; base < qsize; base += stride) {
+        // topology drive: every vertex computes (the worklist only says whether anything changed), and the claim
+        // bits of the worklist are cleared a word at a time over the whole bitmap (no walk of Q)
+        if (topology && claimed)
+            for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < st.words; w += stride) st.claim_bits[w] = 0;
+        const int computed = topology ? n : qsize;
+        for (int base = blockIdx.x * blockDim.x; base < computed; base += stride) {
             const int i = base + threadIdx.x;
             bool send = false;
-            int u = i < qsize ? Q[i] : -1;
+            int u = i < computed ? (topology ? i : Q[i]) : -1;
             u64 degree = 0;
-            if (claimed) gg_warp_bit(u, st.claim_bits, false);
+            if (claimed && !topology) gg_warp_bit(u, st.claim_bits, false);
             if (gg_defer(st, pile, threshold, u, buffer)) u = -1;
             if (u >= 0) {
                 const i64 d = offsets[u + 1] - offsets[u];
@@ -690,7 +698,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         const bool light_pull = policy == GG_DIR_PUSH && st.light_t_offsets && ne >= st.light_pull;
         if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) {
             i64* row = st.log + (i64)r * GG_LOG_FIELDS;
-            row[0] = qsize;
+            row[0] = computed;
             row[1] = ns;
             row[2] = light_pull ? st.light_t_offsets[n] : (i64)ne;
             row[3] = light_pull ? GG_DIR_LIGHT_PULL : policy;
