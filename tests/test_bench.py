@@ -101,3 +101,28 @@ def test_the_gpu_ablation_times_every_technique_the_table_and_auto():
     (row,) = gpu.ablation(["kron:10"], repeat=1, progress=lambda message: None)
     columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "hybrid", "auto"]
     assert all(row[c] > 0 for c in columns)
+
+
+@pytest.mark.gpu
+def test_the_dedup_ablation_times_every_technique_and_counts_what_each_leaves():
+    """`graphgear bench --suite gpu`'s duplicate-removal ablation: Bellman-Ford on a weighted graph per technique, a
+    positive time each, and the frontier entries computed from one source: none lists more than the exact claim
+    (atomic: each round's improved vertices once, the fewest any technique can list), every technique at least that."""
+    from graphgear.bench import gpu
+
+    (row,) = gpu.dedup_ablation(["kron:12"], repeat=1, progress=lambda message: None)
+    assert row["graph"] == "kron:12:w"
+    assert all(row[c] > 0 for c in gpu.DEDUP_TECHNIQUES)
+    listed = {c: row[f"{c} listed"] for c in gpu.DEDUP_TECHNIQUES}
+    assert listed["none"] > listed["atomic"] > 0
+    assert all(listed[c] >= listed["atomic"] for c in gpu.DEDUP_TECHNIQUES)
+
+
+def test_dedup_ablation_names_every_technique_on_an_edge_queue():
+    """Each duplicate-removal technique is its own column, on the frontier it applies to (an edge queue), valid."""
+    from graphgear.bench import gpu
+
+    strategies = dict(gpu.dedup_strategies())
+    assert list(strategies) == list(gpu.DEDUP_TECHNIQUES) == ["none", "warp_hash", "block", "lookup", "atomic"]
+    assert all(st.frontier == "edge_queue" and st.dedup == name and st.sync == "sync"
+               for name, st in strategies.items())

@@ -47,7 +47,8 @@ PUSH = (
     + [Strategy(balance="warp_scan", dedup=d) for d in ("atomic", "warp_hash", "block")]
     + [Strategy(balance="warp_scan", frontier="edge_queue", dedup="lookup")]
     + [Strategy(frontier="bitmap"), Strategy(drive="topology", frontier="boolmap"), Strategy(sync="async"),
-       Strategy(sync="async", balance="vertex_group", group_size=4)]
+       Strategy(sync="async", balance="vertex_group", group_size=4),
+       Strategy(sync="async", drive="topology", frontier="bitmap")]
 )
 PULL = [Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)] + [
     Strategy(direction="pull", frontier="bitmap"),
@@ -63,6 +64,8 @@ PROGRAM_STRATEGIES = PATHS + [
     Strategy(balance="vertex_group", group_size=4, supports=GATHER), Strategy(balance="warp_scan"),
     Strategy(balance="merge_path"), Strategy(balance="three_stage"),
     Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=32),
+] + [  # an edge queue under each duplicate removal (a min or max program runs each as named: programs.py)
+    Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block")
 ]
 
 
@@ -185,6 +188,33 @@ def test_sssp_delta_stepping_every_strategy(spec, strategy, supplementary_hubs):
 @pytest.mark.parametrize("spec,strategy", cases(PROGRAM_STRATEGIES, WEIGHTED[::-1]))
 def test_sssp_bellman_ford_every_path(spec, strategy):
     same_sssp(load(spec), "bellman_ford", strategy)
+
+
+@pytest.mark.parametrize("dedup", ["none", "warp_hash", "block", "lookup", "atomic"])
+def test_sssp_duplicate_removal_runs_as_named(monkeypatch, dedup):
+    """Bellman-Ford (a min program) pushes through the edge queue and duplicate removal its strategy names, not an
+    exact claim put in their place, and gives the CPU's distances and tree; without removal (none) a round lists a
+    vertex once per improving in-edge, more entries than the exact claim (atomic)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    ran = []
+    level = be._advance_level
+
+    def spy(G, frontier, module, strategy, *args, **kwargs):
+        ran.append(strategy.dedup)
+        return level(G, frontier, module, strategy, *args, **kwargs)
+
+    monkeypatch.setattr(be, "_advance_level", spy)
+    g = load("kron:12:w")
+    strategy = Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=dedup)
+    same_sssp(g, "bellman_ford", strategy)
+    assert ran and set(ran) == {dedup}
+    listed = sum(row.frontier_vertices for row in gg.sssp(g, hub(g), method="bellman_ford", backend="cuda",
+                                                           strategy=strategy).trace.rows)
+    exact = sum(row.frontier_vertices for row in gg.sssp(g, hub(g), method="bellman_ford", backend="cuda",
+                                                          strategy=strategy.with_(dedup="atomic")).trace.rows)
+    assert listed > exact if dedup == "none" else listed >= exact
 
 
 @pytest.mark.parametrize("strategy", [Strategy(sync="async", hops=8), Strategy(sync="async", balance="warp_scan", hops=32)],

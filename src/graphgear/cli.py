@@ -755,6 +755,17 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         console.print(t)
         report["ablation"] = ablation
         report["ablation_repeat"] = ablation_repeat
+        dedup = gpu.dedup_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
+        t = Table(title=f"SSSP ({gpu.DEDUP_ALGORITHM}) by duplicate removal on an edge queue, a launch per level: ms "
+                        f"(median of {ablation_repeat}) / frontier entries computed in all")
+        t.add_column("graph")
+        for c in gpu.DEDUP_TECHNIQUES:
+            t.add_column(c, justify="right")
+        for row in dedup:
+            label = row["graph"] if "/" not in row["graph"] else Path(row["graph"]).name
+            t.add_row(label, *[f"{row[c]:,.2f} / {row[c + ' listed']:,}" for c in gpu.DEDUP_TECHNIQUES])
+        console.print(t)
+        report["dedup_ablation"] = dedup
     if args.json:
         _write_json(args.json, report, default=float)
     return 0

@@ -329,3 +329,19 @@ def test_header_constants_are_read_from_the_kernels():
     assert persistent.REPORT_WORDS.start == persistent.STATUS_WORD
     with pytest.raises(BackendError, match="persistent.cuh does not #define GG_NO_SUCH"):
         header_constant("persistent.cuh", "GG_NO_SUCH")
+
+
+def test_program_push_strategy_keeps_the_named_dedup_of_idempotent_programs():
+    """A min/max/or program's push runs the frontier and duplicate removal its strategy names; a sum program's queue
+    frontier claims each vertex once (dedup=atomic), since computing it twice would add its buffer twice."""
+    from graphgear.backends.cuda.programs import program_push_strategy
+    from graphgear.backends.cuda.structs import MONOIDS
+    from graphgear.engine.strategy import Strategy
+
+    for dedup in ("none", "warp_hash", "block", "lookup"):
+        named = Strategy(frontier="edge_queue", dedup=dedup)
+        for monoid in ("min", "max", "or"):
+            assert program_push_strategy(named, MONOIDS[monoid]) is named
+        assert program_push_strategy(named, MONOIDS["sum"]).dedup == "atomic"
+    dense = Strategy(frontier="bitmap")
+    assert program_push_strategy(dense, MONOIDS["sum"]) is dense

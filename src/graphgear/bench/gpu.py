@@ -26,8 +26,8 @@ import numpy as np
 from ..engine.strategy import Strategy
 from .metrics import teps
 
-__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite", "ablation",
-           "ablation_columns", "ablation_strategies", "scc_vs_scipy"]
+__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite",
+           "ablation", "ablation_columns", "ablation_strategies", "dedup_ablation", "dedup_strategies", "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
 SCC_GRAPH = "rmat:21:16"
@@ -48,6 +48,10 @@ TECHNIQUES = (("vertex_group-1", {"balance": "vertex_group", "group_size": 1}),
               ("block_scan", {"balance": "block_scan"}),
               ("hierarchical", {"balance": "hierarchical"}),
               ("two_phase", {"balance": "twc", "frontier": "two_phase"}))  # Busato's two-phase queue (sync only)
+# Busato & Bombieri's duplicate removal on an edge queue (Merrill's edge frontier, which lists a vertex once per
+# activating edge): none, after the frontier load at warp or block level, during lookup, or claimed on emission
+DEDUP_TECHNIQUES = ("none", "warp_hash", "block", "lookup", "atomic")
+DEDUP_ALGORITHM = "bellman_ford"  # SSSP as a vertex program (min: a vertex listed twice is harmless, so each runs as named)
 
 
 @dataclass
@@ -200,9 +204,48 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async); then the
     configuration table's strategy fixed for the run ("table"), MultiGraph's hybrid and auto (issue 24, points 1, 2
     and 4)."""
+    from .. import api
+
+    # auto starts from the table (Busato & Bombieri's own choice) and lets SEP-Graph's rules and the device override
+    # it (the trace says where)
+    return _ablation_rows(graphs, ablation_columns(), lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st),
+                          repeat, seed, progress, "ablation")
+
+
+def dedup_strategies() -> list[tuple[str, Strategy]]:
+    """(technique, strategy) of the duplicate-removal ablation: an edge queue, one lane per vertex (the balancer every
+    technique applies to), a launch per level, each DEDUP_TECHNIQUES entry."""
+    return [(name, Strategy(direction="push", frontier="edge_queue", balance="vertex_group", group_size=1, dedup=name))
+            for name in DEDUP_TECHNIQUES]
+
+
+def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
+                   progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Bellman-Ford SSSP (weighted graphs: spec + ":w" for a generator) per duplicate-removal technique: per column
+    the median ms and, as "<technique> listed", the frontier entries its rounds computed in all (the trace's
+    frontier sizes) from the graph's largest-degree vertex: what each technique left of the duplicates as the queue
+    was written (none, lookup, atomic; warp_hash and block remove them as the next advance loads the queue, after
+    the compute, so they list as many as none and save in the expansion)."""
+    from .. import api
+
+    def run(g: Any, s: int, st: Strategy) -> Any:
+        return api.sssp(g, s, method=DEDUP_ALGORITHM, backend="cuda", strategy=st)
+
+    def listed(result: Any) -> int:
+        return sum(row.frontier_vertices for row in result.trace.rows)
+
+    specs = [f"{spec}:w" if ":" in spec and "/" not in spec and not spec.endswith(":w") else spec for spec in graphs]
+    return _ablation_rows(specs, dedup_strategies(), run, repeat, seed, progress, "duplicate removal", listed)
+
+
+def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],
+                   repeat: int, seed: int, progress: Callable[[str], None], what: str,
+                   count: Callable[[Any], int] | None = None) -> list[dict[str, Any]]:
+    """A row per graph: per (column, strategy) the median ms of call(graph, source, strategy) over `repeat` runs from
+    random non-isolated sources (time_gpu), and, with `count`, "<column> listed": count(result) of one more run from
+    the largest-degree vertex (the same source for every column)."""
     import cupy as cp
 
-    from .. import api
     from ..graph.io import load
 
     rng = np.random.default_rng(seed)
@@ -211,13 +254,12 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
         g = load(spec)
         sources = np.flatnonzero(g.out_degree() > 0)
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
-        progress(f"ablation on {spec}")
-        # auto starts from the table (Busato & Bombieri's own choice) and lets SEP-Graph's rules and the device
-        # override it (the trace says where)
-        for column, strategy in ablation_columns():
-            times, _ = time_gpu(cp, lambda s, st=strategy: api.bfs(g, s, backend="cuda", strategy=st), sources,
-                                repeat, rng)
+        progress(f"{what} on {spec}")
+        for column, strategy in columns:
+            times, _ = time_gpu(cp, lambda s, st=strategy: call(g, s, st), sources, repeat, rng)
             row[column] = statistics.median(times) * 1e3
+            if count is not None:
+                row[f"{column} listed"] = count(call(g, int(np.argmax(g.out_degree())), strategy))
         out.append(row)
     return out
 

@@ -18,6 +18,16 @@ from .graph import CudaGraph
 from .structs import IDENTITY, MONOIDS
 
 
+def program_push_strategy(strategy: Any, monoid: int) -> Any:
+    """The strategy a program's host-driven push round runs. A min/max/or program runs the frontier and duplicate
+    removal it names (Busato & Bombieri's techniques, each real): a vertex listed twice computes twice and pushes the
+    same message, which an idempotent accumulate takes once (kernels/program.cuh gg_program_compute). A sum program
+    must compute each vertex once per round, so its queue frontier claims each vertex on emission (dedup=atomic)."""
+    if monoid != MONOIDS["sum"] or strategy.drive != "data" or strategy.frontier not in ("vertex_queue", "edge_queue"):
+        return strategy
+    return strategy.with_(dedup="atomic")
+
+
 @dataclass
 class CudaProgramState:
     value: Any
@@ -149,7 +159,7 @@ class Programs:
             senders = Frontier.from_vertices(vertices[s.send[vertices].view(cp.bool_)], n, dtype=cp.int32)
         edges = senders.out_edges(G.out_degree)
         if strategy.direction == "push":
-            push = strategy.with_(dedup="atomic") if strategy.frontier in ("vertex_queue", "edge_queue") and strategy.drive == "data" else strategy
+            push = program_push_strategy(strategy, s.monoid)
             tail = (s.message, s.buffer, np.int32(s.monoid), s.params, self._lookup(s, strategy))
             return self._advance_level(G, senders, s.module, push, (), program_args=tail), edges
         t_offsets, t_indices, t_weights = G.csc_hubs_first() if s.first_wins else G.csc()

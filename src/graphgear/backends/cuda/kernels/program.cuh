@@ -31,7 +31,10 @@ __device__ __forceinline__ bool gg_accumulate(int monoid, double* buffer, double
     return monoid == GG_MIN ? gg_atomic_min(buffer, c) : gg_atomic_max(buffer, c);
 }
 
-// compute() on the listed vertices (vertices == 0: all n vertices); send[v] = whether v sends this round
+// compute() on the listed vertices (vertices == 0: all n vertices); send[v] = 1 where v sends this round (the caller
+// cleared send). A list that holds v twice (an edge queue without duplicate removal, a min/max/or program) computes v
+// twice, the second time after the first or beside it: only a sending compute writes send and the message, so the
+// second (which finds nothing new) cannot clear the first's send or overwrite its message.
 template <class P>
 __device__ void gg_program_compute(const int* vertices, int count, const i64* offsets, double* value, double* buffer,
                                    double* message, unsigned char* send, P p) {
@@ -42,8 +45,10 @@ __device__ void gg_program_compute(const int* vertices, int count, const i64* of
         p.compute(val, buf, offsets[v + 1] - offsets[v], msg, s);
         value[v] = val;
         buffer[v] = buf;
-        message[v] = msg;
-        send[v] = s ? 1 : 0;
+        if (s) {
+            message[v] = msg;
+            send[v] = 1;
+        }
     }
 }
 
