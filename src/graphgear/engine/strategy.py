@@ -10,7 +10,8 @@ sync        sync   one barrier (CPU) / one launch (GPU) per iteration; iteration
             async  updates visible at once; the worklist is drained in one persistent pass (SEP-Graph; Busato
                    "single kernel call" with a grid barrier)
 drive       data   only the frontier's vertices work (DD)
-            topology  every vertex works every iteration (TD; MultiGraph's dense mode)
+            topology  every vertex works every iteration (TD; MultiGraph's dense mode); with sync=async on the GPU
+                      every vertex computes each round inside the one persistent launch, until a round changes none
 frontier    vertex_queue  ids of active vertices, 2V memory accesses                              (Busato 3.3)
             edge_queue    the frontier's edges, 2E accesses; best with node-based-1 on low, skewed degree
             two_phase     Busato's two-phase queue, 2V + 2E accesses: the balancer writes the frontier's edges
@@ -34,7 +35,9 @@ dedup       none, warp_hash (after frontier load, warp level: __match_any_sync),
             block level: a shared hash table; both need a balancer that loads one vertex per thread), lookup
             (during lookup, warp level: the lanes emitting one vertex in a step emit it once; any balancer, an
             edge queue: a vertex queue is exact already), atomic (test-and-set on emission: exact, costly)
-            (Busato & Bombieri: duplicate removal during lookup or after frontier load, warp or block level)
+            (Busato & Bombieri: duplicate removal during lookup or after frontier load, warp or block level).
+            A vertex program runs the one named where its accumulate is idempotent (min/max/or); a sum program's
+            queue claims on emission (a vertex computed twice would add its buffer twice)
 lookup      status   plain status array
             bitmask  one visited bit per vertex (L2-resident; good with random vertex labels)
 hops        1        level-synchronous: a barrier (or a grid barrier inside the persistent kernel) after every level
