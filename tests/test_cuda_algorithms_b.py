@@ -376,6 +376,7 @@ def _same_bc_in_the_device_loop(monkeypatch, graphs: list[gg.Graph], calls: list
         for kwargs in calls:
             gpu = gg.betweenness_centrality(g, backend="cuda", **kwargs)
             assert "one persistent launch" in gpu.trace.rows[0].reason
+            assert "balance=hierarchical" in gpu.trace.rows[0].strategy  # the run's expansion, in the trace
             cpu = gg.betweenness_centrality(g, backend="cpu", **kwargs)
             np.testing.assert_allclose(gpu.centrality, cpu.centrality, rtol=1e-9)
             assert np.any(gpu.centrality > 0)

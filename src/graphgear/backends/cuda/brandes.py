@@ -44,6 +44,7 @@ class BrandesRun:
     rows as an int64 array (phase, level or source, |level|, outDegree(level), %globaltimer ns) and the rows run."""
 
     _log: Any
+    expansion: str = "thread"  # how the kernel expanded a level's rows: "thread" (per vertex) or "hierarchical"
 
     @functools.cached_property
     def _read(self) -> tuple[np.ndarray, int, bool]:
@@ -99,7 +100,8 @@ class BrandesLoop:
         table = self._modules.get("brandes")
         if table is None:
             table = self._modules["brandes"] = rt.KernelTable(rt.compile_module(SOURCE, ()))
-        kernel = table.get_function(kernel_name(G.graph.degree_stats()["max_degree"]))  # cached on the host graph
+        name = kernel_name(G.graph.degree_stats()["max_degree"])  # cached on the host graph
+        kernel = table.get_function(name)
         rt.check_free_memory(28 * n + 8 * FIELDS * MAX_ROWS, "Brandes' level arrays and log")
         level = cp.empty(n, dtype=cp.int32)
         sigma = cp.empty(n, dtype=cp.float64)
@@ -114,5 +116,5 @@ class BrandesLoop:
             kernel((blocks,), (rt.BLOCK,), (G.offsets, G.indices, np.int32(n), np.int32(s), level, sigma, coef, bc,
                                              np.float64(1.0 if endpoint else 0.0), order, count, edges, log,
                                              np.int64(rows)))
-        return BrandesRun(log)
+        return BrandesRun(log, "hierarchical" if name == "brandes_hierarchical" else "thread")
 
