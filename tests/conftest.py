@@ -197,6 +197,8 @@ class _DeviceLoopRun:
     """What StandInDeviceLoop.brandes returns: the device log's rows (a start and one forward level per source) and
     its overflow flag."""
 
+    expansion = "thread"
+
     def __init__(self, sources, overflowed=False):
         self.rows = [row for s in sources for row in (("start", s, 0, 0, 0.0), ("forward", 0, 1, 8, 0.0))]
         self._overflowed = overflowed

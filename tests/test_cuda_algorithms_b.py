@@ -355,6 +355,77 @@ def test_bc_deep_graph_missed_by_delta_moves_to_the_device_loop():
                                                                          backend="cpu").centrality, rtol=1e-6)
 
 
+def _device_loop_kernels(monkeypatch) -> list[str]:
+    """The kernels Brandes' device loop picks (backends/cuda/brandes.py kernel_name), recorded as it picks them."""
+    from graphgear.backends.cuda import brandes as device_loop
+
+    picked: list[str] = []
+    pick = device_loop.kernel_name
+    monkeypatch.setattr(device_loop, "kernel_name", lambda max_degree: picked.append(pick(max_degree)) or picked[-1])
+    return picked
+
+
+def _same_bc_in_the_device_loop(monkeypatch, graphs: list[gg.Graph], calls: list[dict]) -> None:
+    """Each call's centrality on each graph through the device loop (its first trace row says so) by
+    brandes_hierarchical, equal to the CPU's to 1e-9 relative."""
+    from graphgear.engine.controller import high_diameter
+
+    picked = _device_loop_kernels(monkeypatch)
+    for g in graphs:
+        assert high_diameter(g.num_arcs, g.num_vertices)  # SEP-Graph's delta test sends it to the device loop
+        for kwargs in calls:
+            gpu = gg.betweenness_centrality(g, backend="cuda", **kwargs)
+            assert "one persistent launch" in gpu.trace.rows[0].reason
+            assert "balance=hierarchical" in gpu.trace.rows[0].strategy  # the run's expansion, in the trace
+            cpu = gg.betweenness_centrality(g, backend="cpu", **kwargs)
+            np.testing.assert_allclose(gpu.centrality, cpu.centrality, rtol=1e-9)
+            assert np.any(gpu.centrality > 0)
+    assert picked and set(picked) == {"brandes_hierarchical"}
+
+
+def test_bc_device_loop_expands_hubs_hierarchically(monkeypatch):
+    """Brandes' device loop on a sparse graph with a team-sized hub (degree 301 >= the block) and a warp-sized one
+    (degree 64): a path of 1,500 vertices, a star of 300 leaves joined to its middle, the second hub joined to every
+    23rd path vertex, 50 random chords. Sources on the hubs (level 0: a team row pushed), beside them and on the path
+    (the hubs' rows summed backward), sampled ones, endpoints."""
+    rng = np.random.default_rng(11)
+    path, leaves = 1500, 300
+    star, warp_hub = path, path + leaves + 1
+    src = list(range(path - 1)) + [star] * (leaves + 1) + [warp_hub] * 64
+    dst = ([i + 1 for i in range(path - 1)] + list(range(path + 1, path + 1 + leaves)) + [path // 2]
+           + [23 * j for j in range(64)])
+    chords = rng.integers(0, path, size=(50, 2))
+    g = gg.Graph.from_edges(np.array(src + chords[:, 0].tolist()), np.array(dst + chords[:, 1].tolist()),
+                            num_vertices=warp_hub + 1, directed=False)
+    assert g.degree_stats()["max_degree"] == leaves + 1
+    _same_bc_in_the_device_loop(monkeypatch, [g], [
+        dict(sources=[star, warp_hub, path // 2, path + 1, 0, path - 1, 23 * 5 + 1]),
+        dict(k=12, seed=3),
+        dict(k=6, seed=9, endpoints=True, normalized=False),
+    ])
+
+
+def test_bc_device_loop_on_a_sparse_graph_with_hubs(monkeypatch):
+    """A long grid (10 x 400) with hubs attached (two of degree 300, one of 40) stays below SEP-Graph's delta, so auto
+    runs Brandes' device loop, hierarchically for the hubs; the CPU's centrality. Undirected, and directed with the
+    hubs' arcs out to the grid and a few grid vertices' arcs in to each hub."""
+    rng = np.random.default_rng(5)
+    grid = gg.load("grid:10:400")
+    n = grid.num_vertices
+    rows = np.repeat(np.arange(n), np.diff(grid.offsets))
+    src, dst, into = [rows], [grid.indices], []  # every arc of the grid, both ways
+    for hub, degree in enumerate((300, 300, 40)):
+        src.append(np.full(degree, n + hub))
+        dst.append(rng.choice(n, size=degree, replace=False))
+        into.append((rng.choice(n, size=4, replace=False), np.full(4, n + hub)))
+    graphs = [gg.Graph.from_edges(np.concatenate(src), np.concatenate(dst), num_vertices=n + 3, directed=False),
+              gg.Graph.from_edges(np.concatenate(src + [a for a, _ in into]),
+                                  np.concatenate(dst + [b for _, b in into]), num_vertices=n + 3, directed=True)]
+    assert all(g.degree_stats()["max_degree"] == 300 for g in graphs)
+    _same_bc_in_the_device_loop(monkeypatch, graphs, [dict(sources=[n, n + 2, 0, n - 1]), dict(k=8, seed=2),
+                                                      dict(k=4, seed=6, endpoints=True)])
+
+
 def test_bc_device_loop_reads_back_once(monkeypatch):
     """The device loop reads its log back once, when the result or the trace is first read, not before."""
     from graphgear.backends import get_backend

@@ -303,6 +303,14 @@ def test_brandes_run_log():
     assert brandes.BrandesRun(_brandes_log(rows, capacity=4)).unlogged() == 2
 
 
+def test_brandes_kernel_by_largest_degree():
+    """Brandes' device loop expands a graph's levels one thread per vertex until a row reaches HIERARCHICAL_DEGREE
+    arcs, then by Slota's hierarchical expansion (kernels/brandes.cuh)."""
+    assert brandes.HIERARCHICAL_DEGREE == 256
+    assert [brandes.kernel_name(d) for d in (0, 255, 256, 10**6)] == ["brandes", "brandes", "brandes_hierarchical",
+                                                                       "brandes_hierarchical"]
+
+
 def test_brandes_run_that_gave_up_raises():
     from graphgear.errors import BackendError
 

@@ -88,10 +88,13 @@ __all__ = ["betweenness_centrality"]
 # (docs/performance.md#kernels-without-reference-counting).
 LEVEL, SIGMA, DEPTH = 0, 1, 2  # forward state: (level, sigma) for push, (level, sigma, depth) for pull
 DELTA = 2  # reverse-order pass: (level, sigma, delta)
-# what Brandes' device loop runs (backends/cuda/brandes.py): the forward levels pushed one lane per vertex, each level
-# behind a grid barrier inside the one launch
+# what Brandes' device loop runs (backends/cuda/brandes.py), by the expansion its run reports: the forward levels
+# pushed one lane per vertex, or by Slota's hierarchical expansion (team / warp / thread queues), each level behind a
+# grid barrier inside the one launch
 DEVICE_LOOP = Strategy(sync="async", direction="push", drive="data", frontier="vertex_queue", balance="vertex_group",
                        group_size=1)
+DEVICE_LOOPS = {"thread": DEVICE_LOOP, "hierarchical": Strategy(sync="async", direction="push", drive="data",
+                                                                frontier="vertex_queue", balance="hierarchical")}
 A_DELTA, A_BC, A_ENDPOINT = 0, 1, 2  # (delta, bc, endpoint) of the final bc += delta
 
 
@@ -488,7 +491,7 @@ def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any, async_order:
 def _device_rows(run: Any, trace: Trace, first: Any) -> None:
     """The trace rows of a device run (backends/cuda/brandes.py) from its log: per source, one row per level of the
     forward phase, then one per level of the backward phase, each with the time between its barriers."""
-    st = DEVICE_LOOP
+    st = DEVICE_LOOPS[run.expansion]
     level_edges: dict[int, int] = {}
     for phase, level, vertices, edges, seconds in run.levels():
         if phase == "start":

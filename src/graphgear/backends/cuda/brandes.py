@@ -2,9 +2,12 @@
 (kernels/brandes.cuh), every source of a call one after the other on the stream, and one host read per call: the log,
 copied back when the result or the trace is first read (BrandesRun.log). CudaBackend takes this part from here.
 
-The kernel's one-thread-per-vertex levels suit high-diameter graphs (SEP-Graph's delta test), where a host-driven
-Brandes pays a launch and a read per level: grid:2048:2048 has about 4,000 levels each way. algorithms/betweenness.py
-asks for it (capabilities.brandes_loop) where the traversal controller's first decision is one async push-dd pass.
+The kernel suits high-diameter graphs (SEP-Graph's delta test), where a host-driven Brandes pays a launch and a read
+per level: grid:2048:2048 has about 4,000 levels each way. algorithms/betweenness.py asks for it
+(capabilities.brandes_loop) where the traversal controller's first decision is one async push-dd pass. Two kernels of
+one body, picked by the graph's largest out-degree (kernel_name): `brandes` expands a level one thread per vertex,
+`brandes_hierarchical` by Slota's hierarchical expansion (a block on each row of degree >= the block size, a warp on
+each row of degree >= 32, a thread on the rest), for a sparse graph with hubs.
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ FIELDS, HEADER = 5, 3  # kernels/brandes.cuh GG_BRANDES_FIELDS, GG_BRANDES_HEADE
 START = 2  # a source's start row; 0 and 1 are the forward and backward levels (kernels/brandes.cuh)
 PHASES = ("forward", "backward", "start")
 MAX_ROWS = 1 << 16  # log rows of one call (later levels are counted, not logged)
+# A graph with a row of at least this many arcs runs brandes_hierarchical: there one thread per vertex serialises, a
+# hub's thread walking its whole row while the rest of the grid waits at the level's barrier; the block size, the
+# team queue's threshold (kernels/brandes.cuh)
+HIERARCHICAL_DEGREE = 256
+
+
+def kernel_name(max_degree: int) -> str:
+    """The kernel of a graph whose largest out-degree is `max_degree` (kernels/brandes.cuh)."""
+    return "brandes_hierarchical" if max_degree >= HIERARCHICAL_DEGREE else "brandes"
 
 
 @dataclass
@@ -32,6 +44,7 @@ class BrandesRun:
     rows as an int64 array (phase, level or source, |level|, outDegree(level), %globaltimer ns) and the rows run."""
 
     _log: Any
+    expansion: str = "thread"  # how the kernel expanded a level's rows: "thread" (per vertex) or "hierarchical"
 
     @functools.cached_property
     def _read(self) -> tuple[np.ndarray, int, bool]:
@@ -80,13 +93,15 @@ class BrandesLoop:
 
     def brandes(self, G: Any, sources: list[int], bc: Any, endpoint: bool) -> BrandesRun:
         """Add every source's dependencies to `bc` (float64 on the device; + the endpoint terms where `endpoint`), one
-        persistent launch per source, no host read; the run's log is read back when first asked for."""
+        persistent launch per source (the kernel by G's largest out-degree), no host read; the run's log is read back
+        when first asked for."""
         cp = self.xp
         n = G.num_vertices
         table = self._modules.get("brandes")
         if table is None:
             table = self._modules["brandes"] = rt.KernelTable(rt.compile_module(SOURCE, ()))
-        kernel = table.get_function("brandes")
+        name = kernel_name(G.graph.degree_stats()["max_degree"])  # cached on the host graph
+        kernel = table.get_function(name)
         rt.check_free_memory(28 * n + 8 * FIELDS * MAX_ROWS, "Brandes' level arrays and log")
         level = cp.empty(n, dtype=cp.int32)
         sigma = cp.empty(n, dtype=cp.float64)
@@ -101,5 +116,5 @@ class BrandesLoop:
             kernel((blocks,), (rt.BLOCK,), (G.offsets, G.indices, np.int32(n), np.int32(s), level, sigma, coef, bc,
                                              np.float64(1.0 if endpoint else 0.0), order, count, edges, log,
                                              np.int64(rows)))
-        return BrandesRun(log)
+        return BrandesRun(log, "hierarchical" if name == "brandes_hierarchical" else "thread")
 

@@ -7,10 +7,14 @@
 //                  a v on level d + 1 adds sigma[u] (its shortest-path count).
 //   BackwardPhase  deepest level first (LevelGather): each vertex u of level d sums coef[v] = (1 + delta[v]) / sigma[v]
 //                  over its out-neighbours v on level d + 1, then delta[u] = sigma[u] * sum, coef[u] and
-//                  bc[u] += delta[u] + endpoint; race-free, each vertex writes only its own entries.
-// One thread per vertex of a level: the kernel serves high-diameter graphs (SEP-Graph's delta test), whose levels are
-// many and small and whose degrees are low; a graph with hubs runs the host's per-level operators (load-balanced
-// advance and neighbor_reduce) over its few levels.
+//                  bc[u] += delta[u] + endpoint; race-free, each vertex's entries are written by one thread.
+// The kernel serves high-diameter graphs (SEP-Graph's delta test), whose levels are many and small. gg_brandes is its
+// body, one per expansion of a level's rows (the per-arc work, GGBrandesForward and GGBrandesBackward, is the same):
+//   brandes               one thread per vertex (GGThreadExpansion): the cheapest where degrees are low.
+//   brandes_hierarchical  Slota's hierarchical expansion (GGHierarchicalExpansion): a level's hubs are expanded by a
+//                         whole block (team queue) or a warp (warp queue), their backward sums a block or warp
+//                         reduction, so a hub's row is not one thread's walk while the grid waits at the barrier.
+// backends/cuda/brandes.py picks by the graph's largest out-degree.
 // The log (int64): [0] rows so far (every launch of one call appends), [1] the abort flag (int) and, in its high half,
 // the overflow flag (a dependency came out inf or NaN: path counts past float64's range), [2] the barrier's
 // two words, then GG_BRANDES_FIELDS per row: phase (0 forward, 1 backward, 2 a source's start), level (the source,
@@ -34,9 +38,166 @@ __device__ __forceinline__ void gg_brandes_log(i64* log, i64 log_rows, i64 phase
 
 // Values that other blocks wrote since this one last looked are read from L2 (__ldcg): the SMs' L1 caches are not
 // coherent, and a grid barrier orders memory but does not clear them.
-extern "C" __global__ void __launch_bounds__(256, 2)
-brandes(const i64* offsets, const int* indices, int n, int source, int* level, double* sigma, double* coef,
-        double* bc, double endpoint, int* order, int* count, u64* edges, i64* log, i64 log_rows) {
+
+// ForwardPhase's edge u -> v, u on level d: an unvisited v is claimed for level d + 1 (`next`) and appended to `order`
+// (level d + 1 starts at `end`, count[d + 1] is its size so far), its outDegree summed in `claimed`; a v on level
+// d + 1 adds sigma[u]. `row(u)` reads sigma[u] once per row and thread.
+struct GGBrandesForward {
+    const i64* offsets;
+    int* level;
+    double* sigma;
+    int* order;
+    int* size;  // count + d + 1
+    int end;
+    int next;
+    u64 claimed;
+    static constexpr bool sums = false;
+    __device__ __forceinline__ double row(int u) const { return __ldcg(sigma + u); }
+    __device__ __forceinline__ void edge(double su, int v, double&) {
+        int lv = __ldcg(level + v);
+        if (lv == -1) {
+            lv = atomicCAS(level + v, -1, next);
+            if (lv == -1) {
+                lv = next;
+                order[end + atomicAdd(size, 1)] = v;
+                claimed += (u64)(offsets[v + 1] - offsets[v]);
+            }
+        }
+        if (lv == next) atomicAdd(sigma + v, su);
+    }
+    __device__ __forceinline__ void done(int, double) const {}
+};
+
+// BackwardPhase's edge u -> v, u on level k: acc += coef[v] where v lies on level k + 1 (`next`); once the row is
+// summed, ONE thread writes u's entries (`done`): delta[u] = sigma[u] * acc, coef[u] = (1 + delta[u]) / sigma[u],
+// bc[u] += delta[u] + endpoint, and the overflow flag where delta[u] is inf or NaN.
+struct GGBrandesBackward {
+    const int* level;
+    const double* sigma;
+    double* coef;
+    double* bc;
+    double endpoint;
+    int* status;
+    int next;
+    static constexpr bool sums = true;
+    __device__ __forceinline__ int row(int) const { return 0; }
+    __device__ __forceinline__ void edge(int, int v, double& acc) const {
+        if (__ldcg(level + v) == next) acc += __ldcg(coef + v);
+    }
+    __device__ __forceinline__ void done(int u, double acc) const {
+        const double su = __ldcg(sigma + u);
+        const double dependency = su * acc;
+        // a path count past float64's range leaves inf or NaN here (inf * acc): flagged for the host's recount
+        if (!isfinite(dependency)) ((volatile int*)status)[1] = 1;
+        __stcg(coef + u, (1.0 + dependency) / su);
+        bc[u] += dependency + endpoint;
+    }
+};
+
+// The expansions of a level order[lo, hi): F's edge() for every out-arc of each of its vertices, then, where F sums
+// (F::sums), done(u, the row's sum) by one thread per row. Every thread of the grid calls them.
+// One thread per vertex: each thread walks its vertices' rows alone (a hub's row is one thread's).
+struct GGThreadExpansion {
+    template <class F>
+    __device__ static __forceinline__ void level(const i64* offsets, const int* indices, const int* order, int lo,
+                                                 int hi, F& f) {
+        const int stride = gridDim.x * blockDim.x;
+        for (int i = lo + blockIdx.x * blockDim.x + threadIdx.x; i < hi; i += stride) {
+            const int u = __ldcg(order + i);
+            const auto r = f.row(u);
+            double acc = 0.0;
+            const i64 end = offsets[u + 1];
+            for (i64 e = offsets[u]; e < end; ++e) f.edge(r, indices[e], acc);
+            f.done(u, acc);
+        }
+    }
+};
+
+// Slota's hierarchical expansion (Slota, Rajamanickam, Madduri, "High-performance Graph Analytics on Manycore
+// Processors", IPDPS'15, Algorithm 3; advance.cuh's gg_advance_hierarchical): each block takes blockDim vertices of
+// the level at a time and sorts them by degree into block-local queues in shared memory: degree >= blockDim to the
+// TEAM queue (the whole block on each row, the row's sum a block reduction), degree >= 32 to the WARP queue (a warp on
+// each row, a warp reduction); the rest each thread expands at once, before the queues (as advance.cuh's does). The
+// queues hold vertex ids; their rows are read again from the offsets. Block-wide barriers inside: the loop over the
+// level goes in block-sized steps, the same number for every thread of a block.
+struct GGHierarchicalExpansion {
+    struct Queues {
+        int team[GG_BLOCK];
+        int warp[GG_BLOCK];
+        int sizes[2];                      // team queue, warp queue
+        double part[GG_BLOCK / GG_WARP];  // a team row's warp sums
+    };
+    __device__ static __forceinline__ Queues& queues() {  // one copy for every F (a static of a non-template)
+        __shared__ Queues q;
+        return q;
+    }
+
+    __device__ static __forceinline__ double warp_sum(double acc) {
+        #pragma unroll
+        for (int d = 16; d > 0; d >>= 1) acc += __shfl_down_sync(GG_FULL_MASK, acc, d);
+        return acc;  // lane 0's is the warp's
+    }
+
+    template <class F>
+    __device__ static void level(const i64* offsets, const int* indices, const int* order, int lo, int hi, F& f) {
+        Queues& q = queues();
+        const int lane = gg_lane(), warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+        const int stride = gridDim.x * blockDim.x;
+        for (int base = lo + blockIdx.x * blockDim.x; base < hi; base += stride) {  // uniform trip count in a block
+            if (threadIdx.x < 2) q.sizes[threadIdx.x] = 0;
+            __syncthreads();
+            const int i = base + threadIdx.x;
+            const int u = i < hi ? __ldcg(order + i) : -1;
+            const i64 start = u >= 0 ? offsets[u] : 0, end = u >= 0 ? offsets[u + 1] : 0;
+            if (end - start >= (i64)blockDim.x) {
+                q.team[atomicAdd(&q.sizes[0], 1)] = u;
+            } else if (end - start >= GG_WARP) {
+                q.warp[atomicAdd(&q.sizes[1], 1)] = u;
+            } else if (u >= 0) {  // the thread level
+                const auto r = f.row(u);
+                double acc = 0.0;
+                for (i64 e = start; e < end; ++e) f.edge(r, indices[e], acc);
+                f.done(u, acc);
+            }
+            __syncthreads();
+            const int teams = q.sizes[0], warp_rows = q.sizes[1];
+            for (int j = 0; j < teams; ++j) {  // the team level: the whole block on each row
+                const int w = q.team[j];
+                const auto r = f.row(w);
+                double acc = 0.0;
+                const i64 end = offsets[w + 1];
+                for (i64 e = offsets[w] + threadIdx.x; e < end; e += blockDim.x) f.edge(r, indices[e], acc);
+                if constexpr (F::sums) {
+                    acc = warp_sum(acc);
+                    if (lane == 0) q.part[warp] = acc;
+                    __syncthreads();
+                    if (threadIdx.x == 0) {
+                        for (int k = 1; k < warps; ++k) acc += q.part[k];
+                        f.done(w, acc);
+                    }
+                    __syncthreads();  // q.part is the next row's
+                }
+            }
+            for (int j = warp; j < warp_rows; j += warps) {  // the warp level: a warp on each row
+                const int w = q.warp[j];
+                const auto r = f.row(w);
+                double acc = 0.0;
+                const i64 end = offsets[w + 1];
+                for (i64 e = offsets[w] + lane; e < end; e += GG_WARP) f.edge(r, indices[e], acc);
+                if constexpr (F::sums) {
+                    acc = warp_sum(acc);
+                    if (lane == 0) f.done(w, acc);
+                }
+            }
+            __syncthreads();  // the queues are the next step's
+        }
+    }
+};
+
+template <class Expand>
+__device__ __forceinline__ void gg_brandes(const i64* offsets, const int* indices, int n, int source, int* level,
+                                           double* sigma, double* coef, double* bc, double endpoint, int* order,
+                                           int* count, u64* edges, i64* log, i64 log_rows) {
     int* status = (int*)(log + 1);
     u32* barrier = (u32*)(log + 2);
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
@@ -59,26 +220,9 @@ brandes(const i64* offsets, const int* indices, int n, int source, int* level, d
     // ForwardPhase: level d is order[lo, hi); its outDegree sums into edges[d % 3] while level d - 1 claims it
     int lo = 0, hi = 1, d = 0;
     while (true) {
-        u64 claimed_edges = 0;
-        for (int i = lo + tid; i < hi; i += stride) {
-            const int u = __ldcg(order + i);
-            const double su = __ldcg(sigma + u);
-            const i64 end = offsets[u + 1];
-            for (i64 e = offsets[u]; e < end; ++e) {
-                const int v = indices[e];
-                int lv = __ldcg(level + v);
-                if (lv == -1) {
-                    lv = atomicCAS(level + v, -1, d + 1);
-                    if (lv == -1) {
-                        lv = d + 1;
-                        order[hi + atomicAdd(count + d + 1, 1)] = v;
-                        claimed_edges += (u64)(offsets[v + 1] - offsets[v]);
-                    }
-                }
-                if (lv == d + 1) atomicAdd(sigma + v, su);
-            }
-        }
-        if (claimed_edges) atomicAdd(edges + (d + 1) % 3, claimed_edges);
+        GGBrandesForward forward{offsets, level, sigma, order, count + d + 1, hi, d + 1, 0};
+        Expand::level(offsets, indices, order, lo, hi, forward);
+        if (forward.claimed) atomicAdd(edges + (d + 1) % 3, forward.claimed);
         if (logger) edges[(d + 2) % 3] = 0;  // level d + 2's slot (level d - 1's, read last round by this thread)
         if (!gg_grid_sync(barrier, status)) return;
         const int size = __ldcg(count + d + 1);
@@ -95,23 +239,25 @@ brandes(const i64* offsets, const int* indices, int n, int source, int* level, d
         const int size = __ldcg(count + k);
         hi = lo;
         lo = hi - size;
-        for (int i = lo + tid; i < hi; i += stride) {
-            const int u = __ldcg(order + i);
-            double acc = 0.0;
-            const i64 end = offsets[u + 1];
-            for (i64 e = offsets[u]; e < end; ++e) {
-                const int v = indices[e];
-                if (__ldcg(level + v) == k + 1) acc += __ldcg(coef + v);
-            }
-            const double su = __ldcg(sigma + u);
-            const double dependency = su * acc;
-            // a path count past float64's range leaves inf or NaN here (inf * acc): flagged for the host's recount
-            if (!isfinite(dependency)) ((volatile int*)status)[1] = 1;
-            __stcg(coef + u, (1.0 + dependency) / su);
-            bc[u] += dependency + endpoint;
-        }
+        GGBrandesBackward backward{level, sigma, coef, bc, endpoint, status, k + 1};
+        Expand::level(offsets, indices, order, lo, hi, backward);
         if (!gg_grid_sync(barrier, status)) return;
         if (logger) gg_brandes_log(log, log_rows, 1, k, size, 0);
     }
     if (logger && endpoint != 0.0) bc[source] += (double)(reached - 1);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+brandes(const i64* offsets, const int* indices, int n, int source, int* level, double* sigma, double* coef,
+        double* bc, double endpoint, int* order, int* count, u64* edges, i64* log, i64 log_rows) {
+    gg_brandes<GGThreadExpansion>(offsets, indices, n, source, level, sigma, coef, bc, endpoint, order, count,
+                                  edges, log, log_rows);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+brandes_hierarchical(const i64* offsets, const int* indices, int n, int source, int* level, double* sigma,
+                     double* coef, double* bc, double endpoint, int* order, int* count, u64* edges, i64* log,
+                     i64 log_rows) {
+    gg_brandes<GGHierarchicalExpansion>(offsets, indices, n, source, level, sigma, coef, bc, endpoint, order, count,
+                                        edges, log, log_rows);
 }
