@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 
 import networkx as nx
 import numpy as np
@@ -256,6 +257,26 @@ def test_deep_graph_missed_by_delta_moves_to_the_device_loop():
     close(r.centrality, as_array(g, nx.betweenness_centrality(g.to_networkx(), k=4, seed=3, endpoints=True)))
     r = gg.betweenness_centrality(g, k=2, seed=1, backend=be, strategy=Strategy())  # a fixed strategy runs as given
     assert len(be.calls) == 2 and all(row.path == "sync-push-dd" for row in r.trace if row.phase == "forward")
+
+
+def test_small_graph_runs_the_device_loop_whatever_its_depth():
+    """A graph of at most capabilities.brandes_loop_arcs arcs runs Brandes' device loop under auto even where it is
+    shallow (its host-driven levels would cost more than the loop's levels); one arc more, and the host drives a
+    shallow graph's levels. Fixed strategies run as given."""
+    g = gg.load("kron:8")
+    expected = as_array(g, nx.betweenness_centrality(g.to_networkx(), k=4, seed=3))
+    be = StandInDeviceLoop()
+    be.capabilities = replace(be.capabilities, brandes_loop_arcs=g.num_arcs)
+    r = gg.betweenness_centrality(g, k=4, seed=3, backend=be)
+    close(r.centrality, expected)
+    assert be.calls == [random.Random(3).sample(range(g.num_vertices), 4)]
+    assert "whatever the depth" in r.trace.rows[0].reason and "one persistent launch" in r.trace.rows[0].reason
+    gg.betweenness_centrality(g, k=2, seed=1, backend=be, strategy=Strategy())
+    assert len(be.calls) == 1
+    be.capabilities = replace(be.capabilities, brandes_loop_arcs=g.num_arcs - 1)
+    r = gg.betweenness_centrality(g, k=4, seed=3, backend=be)
+    close(r.centrality, expected)
+    assert len(be.calls) == 1 and all("persistent" not in row.reason for row in r.trace)
 
 
 def test_level_synchronous_bc_records_the_depth_it_ran():

@@ -336,12 +336,14 @@ def test_bc_device_loop(spec):
         assert all(r.strategy == "sync=async,balance=vertex_group,group_size=1" for r in forward)
 
 
-def test_bc_deep_graph_missed_by_delta_moves_to_the_device_loop():
+def test_bc_deep_graph_missed_by_delta_moves_to_the_device_loop(monkeypatch):
     """A deep graph that SEP-Graph's delta test misses (|E|/|V| 8, hundreds of levels, no hubs: rgg:21's kind): auto's
     first source runs DEEP_LEVELS host-driven levels, learns the depth, and it and the rest run in the device loop;
-    the next call starts there. The CPU's answer (run after, so that the GPU call learns the depth itself)."""
+    the next call starts there. The CPU's answer (run after, so that the GPU call learns the depth itself). The graph
+    is small, so the size rule (capabilities.brandes_loop_arcs) is off here: it would send it to the loop at once."""
     from graphgear.engine.controller import DEEP_LEVELS
 
+    set_cuda_knobs(monkeypatch, brandes_loop_arcs=0)
     g = band_graph(3000)
     gpu = gg.betweenness_centrality(g, k=6, seed=4, backend="cuda")
     rows = list(gpu.trace)
@@ -353,6 +355,22 @@ def test_bc_deep_graph_missed_by_delta_moves_to_the_device_loop():
     assert "one persistent launch" in again.trace.rows[0].reason
     np.testing.assert_allclose(again.centrality, gg.betweenness_centrality(g, k=6, seed=4, endpoints=True,
                                                                          backend="cpu").centrality, rtol=1e-6)
+
+
+@pytest.mark.parametrize("spec", ["kron:12", "rmat:12:8", "social/email-Enron.txt.gz"])
+def test_bc_small_graph_runs_the_device_loop_whatever_its_depth(monkeypatch, spec):
+    """A shallow graph of at most capabilities.brandes_loop_arcs arcs runs Brandes' device loop under auto (one
+    persistent launch per source, hierarchically where it has hubs), the CPU's centrality; with the size rule off the
+    host drives its levels, the same centrality."""
+    from graphgear.backends import get_backend
+
+    g = gg.load(real_graph(spec)) if "/" in spec else load(spec)
+    assert g.num_arcs <= get_backend("cuda").capabilities.brandes_loop_arcs
+    _, gpu = same_bc(g, k=8, seed=5)
+    assert "whatever the depth" in gpu.trace.rows[0].reason and "one persistent launch" in gpu.trace.rows[0].reason
+    set_cuda_knobs(monkeypatch, brandes_loop_arcs=0)
+    _, host = same_bc(g, k=8, seed=5)
+    assert all("persistent" not in row.reason for row in host.trace)
 
 
 def _device_loop_kernels(monkeypatch) -> list[str]:

@@ -60,6 +60,7 @@ from ..backends.cpu.atomics import atomic_cas, atomic_fadd
 from ..engine.controller import (
     CONTROLLERS,
     DEEP_LEVELS,
+    Decision,
     IterationInfo,
     check_strategy,
     controller_name,
@@ -434,14 +435,14 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
                   controller=controller_name(strategy))
     automatic = isinstance(strategy, str) and strategy in CONTROLLERS  # a caller's own Strategy runs as given
     one_pass = be.capabilities.brandes_loop and automatic
-    first = _one_pass_decision(graph, ids, strategy, be.capabilities.async_order) if one_pass else None
+    first = _one_pass_decision(graph, ids, strategy, be.capabilities) if one_pass else None
     done = 0  # sources whose dependencies the host-driven levels added
     overflowed = None  # known past float64's range after the first source (None: not looked at yet)
     while first is None and done < len(ids):
         s = ids[done]
         reached = _single_source(be, G, graph, s, arrays, trace, strategy, deep_exit=one_pass)
         if reached is None:  # the forward phase found the graph deep: this source and the rest in the device loop
-            first = _one_pass_decision(graph, ids, strategy, be.capabilities.async_order)
+            first = _one_pass_decision(graph, ids, strategy, be.capabilities)
             one_pass = first is not None  # (it is: the depth just learned makes the first decision one async pass)
             continue
         if endpoints:
@@ -475,12 +476,17 @@ def betweenness_centrality(graph: Graph, *, k: Any = None, normalized: bool = Tr
     return BetweennessResult(bc, trace=trace, graph=graph, seconds=trace.seconds)
 
 
-def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any, async_order: str) -> Any:
-    """The controller's first decision where it is one async push-dd pass (a high-diameter graph: SEP-Graph's delta
-    test, or the depth an earlier traversal of `graph` learned), which a backend with capabilities.brandes_loop runs as
-    Brandes' whole loop on the device (DEVICE_LOOP); None otherwise (the host drives the levels)."""
+def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any, capabilities: Any) -> Any:
+    """The decision to run Brandes' whole loop on the device (a backend with capabilities.brandes_loop): a graph of at
+    most capabilities.brandes_loop_arcs arcs, whatever its depth (its host-driven levels would cost more), else the
+    controller's first decision where it is one async push-dd pass (a high-diameter graph: SEP-Graph's delta test, or
+    the depth an earlier traversal of `graph` learned); None otherwise (the host drives the levels)."""
     if not ids:
         return None
+    if graph.num_arcs <= capabilities.brandes_loop_arcs:
+        return Decision(DEVICE_LOOP, "push", f"{graph.num_arcs:,} arcs, at most the {capabilities.brandes_loop_arcs:,} "
+                        "that run the device loop whatever the depth (host-driven levels would cost more)")
+    async_order = capabilities.async_order
     s = ids[0]
     info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
     decision = make_controller(strategy, graph, "traversal", async_order=async_order).choose(info)

@@ -15,6 +15,8 @@ vertex program's round (program_state, program_round). What differs is declared 
     device_programs   a monotone program started from every vertex (label propagation, colour propagation) runs to
                       its fixed point in one launch (`program_persistent` with a worklist of all vertices)
     brandes_loop      Brandes' single-source betweenness (forward and backward phases) in one launch (`brandes`)
+    brandes_loop_arcs a graph of at most this many arcs runs that loop whatever its depth (0: by depth alone): on it
+                      a host-driven level's launches and reads cost more than the loop's levels
     fused_power       PageRank's power iteration in one persistent launch (`power_iteration`); a switch (tests and
                       benchmarks turn it off to time a launch per step)
     light_heavy       near-far SSSP with Meyer & Sanders' light/heavy split inside the persistent launch; a switch
@@ -54,6 +56,7 @@ class Capabilities:
     device_traversal: bool = False
     device_programs: bool = False
     brandes_loop: bool = False
+    brandes_loop_arcs: int = 0
     fused_power: bool = False
     light_heavy: bool = False
     exact_queues: bool = True

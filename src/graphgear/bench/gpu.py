@@ -243,7 +243,8 @@ def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Call
                    count: Callable[[Any], int] | None = None) -> list[dict[str, Any]]:
     """A row per graph: per (column, strategy) the median ms of call(graph, source, strategy) over `repeat` runs from
     random non-isolated sources (time_gpu), and, with `count`, "<column> listed": count(result) of one more run from
-    the largest-degree vertex (the same source for every column)."""
+    the largest-degree vertex (the same source for every column). Sources are the graph's labels (the public calls
+    take them: a real graph may be renumbered)."""
     import cupy as cp
 
     from ..graph.io import load
@@ -252,14 +253,16 @@ def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Call
     out = []
     for spec in graphs:
         g = load(spec)
-        sources = np.flatnonzero(g.out_degree() > 0)
+        degree = g.out_degree()
+        sources = np.atleast_1d(g.vertex_labels(np.flatnonzero(degree > 0)))
+        hub = int(np.atleast_1d(g.vertex_labels(np.asarray([int(np.argmax(degree))])))[0])
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
         progress(f"{what} on {spec}")
         for column, strategy in columns:
             times, _ = time_gpu(cp, lambda s, st=strategy: call(g, s, st), sources, repeat, rng)
             row[column] = statistics.median(times) * 1e3
             if count is not None:
-                row[f"{column} listed"] = count(call(g, int(np.argmax(g.out_degree())), strategy))
+                row[f"{column} listed"] = count(call(g, hub, strategy))
         out.append(row)
     return out
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..base import Capabilities
 from . import runtime as rt
 from . import sources, warmup
-from .brandes import BrandesLoop
+from .brandes import BrandesLoop, loop_arcs
 from .graph import CudaGraph
 from .operators import GRID_GATHER_DEGREE, REDUCE_HUGE, Operators
 from .persistent import (BARRIER_WORD, BUCKET_WIDEN_MAX, CONTROL_WORDS, HEAVY_PULL_RATIO, LIGHT_PULL_RATIO, LOG_FIELDS,
@@ -48,8 +48,8 @@ class CudaBackend(Operators, Programs, PersistentDriver, StepDriver, PowerIterat
         # async advance runs level by level in parallel (not one FIFO worklist: BC gathers per level after it); a
         # GPU queue may repeat a vertex; fused_power and light_heavy are switches (False: a launch per step, no split)
         self.capabilities = Capabilities(async_order="levels", device_traversal=True, device_programs=True,
-                                         brandes_loop=True, fused_power=True, light_heavy=True, exact_queues=False,
-                                         degree_layout=True)
+                                         brandes_loop=True, brandes_loop_arcs=loop_arcs(), fused_power=True,
+                                         light_heavy=True, exact_queues=False, degree_layout=True)
         warmup.start()  # a machine's first process: the built-in kernels compile ahead, in parallel (warmup.py)
         self._utility = rt.KernelTable(rt.compile_module(sources.UTILITY_SOURCE, ()))
         self._counter = rt.PinnedCounter()

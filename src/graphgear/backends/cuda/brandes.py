@@ -33,6 +33,17 @@ MAX_ROWS = 1 << 16  # log rows of one call (later levels are counted, not logged
 HIERARCHICAL_DEGREE = 256
 
 
+# A graph of at most this many arcs per thread of the loop's grid (one block per multiprocessor) runs the device loop
+# whatever its depth: the loop beat the host-driven levels up to about this size and lost past twice it
+# (benchmarks/bc_loop_sizes.py; docs/performance.md#bcs-device-loop-by-size)
+LOOP_ARCS_PER_THREAD = 128
+
+
+def loop_arcs() -> int:
+    """The most arcs of a graph that runs Brandes' device loop whatever its depth, on this GPU (capabilities)."""
+    return rt.multiprocessors() * rt.BLOCK * LOOP_ARCS_PER_THREAD
+
+
 def kernel_name(max_degree: int) -> str:
     """The kernel of a graph whose largest out-degree is `max_degree` (kernels/brandes.cuh)."""
     return "brandes_hierarchical" if max_degree >= HIERARCHICAL_DEGREE else "brandes"
