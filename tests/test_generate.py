@@ -381,3 +381,16 @@ def test_orient_makes_a_directed_graph_of_the_edges():
         orient(one_way)
     with pytest.raises(GraphError, match="probability"):
         orient(g, 1.5)
+
+
+def test_weighted_spec_adds_w_to_a_generator_spec_only():
+    """The benchmarks' SSSP input: a generator spec gets its ``w`` option, once; a weighted spec and a path stay."""
+    from graphgear.graph.generate import weighted_spec
+
+    assert weighted_spec("kron:21") == "kron:21:w"
+    assert weighted_spec("grid:2048:2048") == "grid:2048:2048:w"
+    assert weighted_spec("kron:21:w") == "kron:21:w"
+    assert weighted_spec("rmat:10:8:w:seed=3") == "rmat:10:8:w:seed=3"
+    assert weighted_spec(".data/graphs/social/wiki-Vote.txt") == ".data/graphs/social/wiki-Vote.txt"
+    assert weighted_spec("kron.txt") == "kron.txt"
+    assert gen.generate(weighted_spec("kron:6")).weighted and gen.generate(weighted_spec("rmat:6:4:seed=3")).weighted

@@ -486,10 +486,9 @@ def _one_pass_decision(graph: Graph, ids: list[int], strategy: Any, capabilities
     if graph.num_arcs <= capabilities.brandes_loop_arcs:
         return Decision(DEVICE_LOOP, "push", f"{graph.num_arcs:,} arcs, at most the {capabilities.brandes_loop_arcs:,} "
                         "that run the device loop whatever the depth (host-driven levels would cost more)")
-    async_order = capabilities.async_order
     s = ids[0]
     info = IterationInfo(0, 1, int(graph.offsets[s + 1] - graph.offsets[s]), graph.num_vertices, graph.num_arcs)
-    decision = make_controller(strategy, graph, "traversal", async_order=async_order).choose(info)
+    decision = make_controller(strategy, graph, "traversal", async_order=capabilities.async_order).choose(info)
     st = decision.strategy
     return decision if (st.sync, st.direction, st.drive) == ("async", "push", "data") else None
 

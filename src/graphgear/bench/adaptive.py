@@ -37,6 +37,7 @@ import numpy as np
 
 from ..engine.strategy import Strategy
 from ..errors import GraphgearError, StrategyError
+from ..graph.generate import weighted_spec
 from .references import agreement, output_of
 from .suites import default_source, run_algorithm
 
@@ -197,7 +198,7 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
     for shape, spec in graphs:
         loaded: dict[str, Any] = {}
         for algorithm in algorithms:
-            name = f"{spec}:w" if algorithm == "sssp" and ":" in spec and not Path(spec).exists() else spec
+            name = weighted_spec(spec) if algorithm == "sssp" else spec
             if name not in loaded:
                 loaded[name] = load(name)
             g = loaded[name]

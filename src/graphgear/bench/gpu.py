@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.strategy import Strategy
+from ..graph.generate import weighted_spec
 from .metrics import teps
 
 __all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite",
@@ -150,7 +151,7 @@ def gpu_suite(algorithms: tuple[str, ...], graphs: tuple[str, ...] = GPU_GRAPHS,
         for algorithm in algorithms:
             if algorithm == "scc":
                 continue  # scc_vs_scipy times it on rmat:21:16
-            name = f"{spec}:w" if algorithm == "sssp" and not spec.endswith(":w") else spec
+            name = weighted_spec(spec) if algorithm == "sssp" else spec
             g = graph(name)
             sources = np.flatnonzero(g.out_degree() > 0)
             calls: dict[str, Callable[[int], Any]] = {
@@ -234,8 +235,7 @@ def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
     def listed(result: Any) -> int:
         return sum(row.frontier_vertices for row in result.trace.rows)
 
-    specs = [f"{spec}:w" if ":" in spec and "/" not in spec and not spec.endswith(":w") else spec for spec in graphs]
-    return _ablation_rows(specs, dedup_strategies(), run, repeat, seed, progress, "duplicate removal", listed)
+    return _ablation_rows([weighted_spec(spec) for spec in graphs], dedup_strategies(), run, repeat, seed, progress, "duplicate removal", listed)
 
 
 def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],
@@ -254,8 +254,9 @@ def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Call
     for spec in graphs:
         g = load(spec)
         degree = g.out_degree()
-        sources = np.atleast_1d(g.vertex_labels(np.flatnonzero(degree > 0)))
-        hub = int(np.atleast_1d(g.vertex_labels(np.asarray([int(np.argmax(degree))])))[0])
+        ids = np.flatnonzero(degree > 0)
+        sources = np.atleast_1d(g.vertex_labels(ids))
+        hub = int(sources[np.argmax(degree[ids])])  # the largest-degree vertex, as a label
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
         progress(f"{what} on {spec}")
         for column, strategy in columns:

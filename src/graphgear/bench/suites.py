@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.generate import weighted_spec
 from .metrics import mteps, time_runs
 from .references import BC_SAMPLES, agreement, references
 
@@ -70,9 +71,7 @@ def smoke_suite(real_folder: Path | None) -> list[Case]:
     cases = []
     for algorithm in ALL_ALGORITHMS:
         for spec in graphs:
-            if algorithm == "sssp" and ":" in spec and not Path(spec).exists():
-                spec = f"{spec}:w"
-            cases.append(Case(algorithm, spec))
+            cases.append(Case(algorithm, weighted_spec(spec) if algorithm == "sssp" else spec))
     return cases
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "VALID_FORMS",
     "is_spec",
     "parse_spec",
+    "weighted_spec",
     "generate",
     "estimate_bytes",
     "kronecker",
@@ -170,6 +171,12 @@ def is_spec(text: str) -> bool:
         return False
     name, colon, _ = text.partition(":")
     return bool(colon) and name in _KIND_PARAMS
+
+
+def weighted_spec(spec: str) -> str:
+    """The weighted form of a generator spec (``kron:21`` -> ``kron:21:w``: SSSP's inputs in the benchmarks); a spec
+    that is weighted already, or a path, as it is."""
+    return f"{spec}:w" if is_spec(spec) and not parse_spec(spec).weighted else spec
 
 
 def _fail(spec: str, why: str, token: str | None = None) -> GraphSpecError:

@@ -377,8 +377,8 @@ class PersistentDriver:
         mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
         rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (not merge_path, whose scan
         needs the host), pull groups of the strategy's group size (vertex_group) or 1. A topology-driven strategy
-        computes every vertex each round (the worklist only keeps the rounds going while something changes). Output queues are exact (claim
-        bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
+        computes every vertex each round (the worklist only keeps the rounds going while something changes). Output
+        queues are exact (claim bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
         persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
         max_rounds), since the far pile lives on the device. strategy.hops > 1 (a monotone program's push) expands
         that many levels per grid barrier (block-local hops): the rounds then count grid barriers, not levels.
