@@ -253,7 +253,7 @@ def test_near_far_light_heavy_split(spec, delta, monkeypatch):
     plain = gg.sssp(g, hub(g), delta=delta, backend="cuda")
     assert "light/heavy" not in plain.trace.rows[0].reason
     np.testing.assert_array_equal(split.distances, plain.distances)
-    if delta == 1.0:  # Dijkstra's count needs buckets of width Delta and heavy rows pushed (a pull scans them all)
+    if delta == 1.0:  # Dijkstra's count needs buckets of width Delta and heavy rows pushed (a pull counts what it reads)
         set_cuda_knobs(monkeypatch, light_heavy=True, heavy_pull_ratio=None, bucket_widen_max=0)
         once = gg.sssp(g, hub(g), delta=delta, backend="cuda")
         np.testing.assert_array_equal(once.distances, plain.distances)
@@ -268,8 +268,9 @@ def test_near_far_light_heavy_split(spec, delta, monkeypatch):
 def test_near_far_heavy_pull_and_bucket_widths(spec, delta, pull_ratio, widen, monkeypatch):
     """The light/heavy split's heavy rows pushed (ratio None), pulled for every bucket (1 << 40: from one heavy arc)
     or by the default ratio, under buckets of fixed width (widen 0) or adapting up to Delta x 2 / x 64: the CPU's
-    distances and tree every time. With every bucket pulled, the trace counts every heavy arc once per bucket that
-    listed a sender, so at least the reached vertices' out-degree sum; the trace names the rules that applied."""
+    distances and tree every time; the trace names the rules that applied. A pull reads only the rows of vertices a
+    heavy arc can still improve, so with every bucket pulled the trace counts fewer arcs than one pass over every
+    heavy arc per bucket would, and at least one in-arc per reached vertex."""
     g = load(spec)
     set_cuda_knobs(monkeypatch, heavy_pull_ratio=pull_ratio, bucket_widen_max=widen)
     same_sssp(g, "delta_stepping", "auto", delta=delta)
@@ -279,7 +280,29 @@ def test_near_far_heavy_pull_and_bucket_widths(spec, delta, pull_ratio, widen, m
     assert ("bucket widths adapt up to Delta x" in row.reason) == (widen > 0)
     if pull_ratio == 1 << 40:
         reached = np.isfinite(sssp_cpu(g, "delta_stepping", delta).distances)
-        assert row.edges_processed >= int(g.out_degree()[reached].sum())
+        assert int(reached.sum()) - 1 <= row.edges_processed
+
+
+def test_heavy_pull_reads_only_rows_a_heavy_arc_can_improve(monkeypatch):
+    """The heavy pull skips the rows of vertices within Delta of the bucket's low (no heavy arc can improve them), and
+    the trace counts the arcs read. Source 0 reaches 1..k over light arcs (weight 1, Delta 10); 1..k are joined by
+    heavy arcs (50) among themselves, and 1 leads to k + 1 by one. The first bucket's light rounds push 0's k light
+    arcs and settle 1..k at distance 1; its heavy pull then reads k + 1's one in-arc and none of the k(k - 1) into
+    1..k: k + 1 arcs in all (one pass over every heavy arc would be k + k(k - 1) + 1)."""
+    k = 300  # 0 has out-degree k: a graph with hubs, so near-far takes the light/heavy split, not local hops
+    ring = np.arange(1, k + 1)
+    src = np.concatenate([np.zeros(k, dtype=np.int64), np.repeat(ring, k), [1]])
+    dst = np.concatenate([ring, np.tile(ring, k), [k + 1]])
+    w = np.concatenate([np.ones(k), np.full(k * k, 50.0), [50.0]])
+    keep = src != dst
+    g = gg.Graph.from_edges(src[keep], dst[keep], w[keep], num_vertices=k + 2)
+    set_cuda_knobs(monkeypatch, light_heavy=True, heavy_pull_ratio=1 << 40, light_pull_ratio=None,
+                   bucket_widen_max=0)
+    run = gg.sssp(g, 0, delta=10.0, backend="cuda")
+    np.testing.assert_array_equal(run.distances, [0.0] + [1.0] * k + [51.0])
+    row = run.trace.rows[0]
+    assert "light/heavy split" in row.reason and "heavy rows pulled" in row.reason
+    assert row.edges_processed == k + 1
 
 
 @pytest.mark.parametrize("light_ratio", [None, 1 << 40, 4], ids=str)

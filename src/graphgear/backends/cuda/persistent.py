@@ -30,12 +30,12 @@ LOG_ROWS = 1 << 16  # persistent kernel: rounds logged per launch
 LOG_FIELDS = header_constant("persistent.cuh", "GG_LOG_FIELDS")  # fields per logged round
 LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
 # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1), bucket_n (3),
-# heavy_edges (1), as kernels/persistent.cuh defines them (read from it: sources.header_constant)
+# heavy_edges (2: listed or pulled, skipped by a pull), as kernels/persistent.cuh defines them (read from it: sources.header_constant)
 CONTROL_WORDS = header_constant("persistent.cuh", "GG_CONTROL_WORDS")
 BARRIER_WORD = header_constant("persistent.cuh", "GG_BARRIER_WORD")  # where those sit among the control words
 STATUS_WORD = header_constant("persistent.cuh", "GG_STATUS_WORD")
 DIR_PULL = header_constant("persistent.cuh", "GG_DIR_PULL")  # a logged round's direction (its fourth field)
-HEAVY_EDGES_WORD = CONTROL_WORDS - 1  # the last control word (the state's heavy_edges pointer is made from it)
+HEAVY_EDGES_WORD = CONTROL_WORDS - 2  # the last two control words (the state's heavy_edges pointer is made from them)
 # a persistent launch's report, copied back behind it: the control words from the status on, then the log's first rows
 REPORT_WORDS = slice(STATUS_WORD, CONTROL_WORDS + (LOG_PREFETCH + 1) * LOG_FIELDS)
 HEAVY_PULL_RATIO = 4  # near-far's heavy rows are pulled for a bucket whose senders hold >= 1/4 of the heavy arcs
@@ -85,7 +85,7 @@ class PersistentBuffers:
     bucket: tuple[Any, Any] | None = None  # the light/heavy split's sender lists (allocated on first use)
     bucket_bits: Any = None
     bucket_n: Any = None  # uint32[6]
-    heavy_edges: Any = None  # uint64[1]
+    heavy_edges: Any = None  # uint64[2]: heavy arcs listed or pulled, and the arcs of the rows a pull skipped
     visited: Any = None  # bitmask lookup's bitmap, lent to one program state at a time (_persistent_visited)
     visited_owner: Any = None  # weakref to that state
     report: Any = None  # the control words read back behind each launch (REPORT_WORDS)
@@ -273,7 +273,7 @@ class PersistentDriver:
                 far_bits=cp.zeros(words, dtype=cp.uint32), far_n=control[11:12].view(cp.uint32),
                 refill_n=control[12:13].view(cp.uint32), min_key=control[13:14].view(cp.uint64),
                 bucket_n=control[14:17].view(cp.uint32),
-                heavy_edges=control[HEAVY_EDGES_WORD:HEAVY_EDGES_WORD + 1].view(cp.uint64),
+                heavy_edges=control[HEAVY_EDGES_WORD:HEAVY_EDGES_WORD + 2].view(cp.uint64),
                 report=control[REPORT_WORDS],
             )
         return G.persistent
@@ -550,9 +550,10 @@ class PersistentDriver:
         """The PersistentRun of a captured launch (`_captured`)."""
         cp = self.xp
         rows = min(rounds, LOG_ROWS)
-        heavy_edges = words[HEAVY_EDGES_WORD - REPORT_WORDS.start:HEAVY_EDGES_WORD - REPORT_WORDS.start + 1]
+        first = HEAVY_EDGES_WORD - REPORT_WORDS.start
+        heavy_edges, skipped = words[first:first + 2].view(np.uint64)  # the trace counts the arcs read
         log = log[: (rows + 1) * LOG_FIELDS].reshape(rows + 1, LOG_FIELDS)
         remaining = (Frontier.from_vertices(queue, n, dtype=cp.int32) if queue is not None
                      else Frontier.empty(n, cp))
         return PersistentRun(log[:rows], rounds, remaining, _end=int(log[rows, 4]),
-                             heavy_edges=int(heavy_edges.view(np.uint64)[0]))
+                             heavy_edges=int(heavy_edges) - int(skipped))

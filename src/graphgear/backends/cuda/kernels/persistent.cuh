@@ -39,7 +39,7 @@
 #include "grid.cuh"
 #define GG_LOG_FIELDS 5
 // the int64 control words (backend.CONTROL_WORDS): where the barrier's two words and the status's first two sit
-#define GG_CONTROL_WORDS 18
+#define GG_CONTROL_WORDS 19
 #define GG_BARRIER_WORD 8
 #define GG_STATUS_WORD 9
 #define GG_DIR_PUSH 0
@@ -81,7 +81,8 @@ struct GGPersistentState {
     int* bucket[2];     // the bucket's senders by heavy degree: [0] below huge, [1] from huge (grid gathering)
     u32* bucket_bits;   // listed in bucket[] already
     u32* bucket_n;      // [2 * part + 0/1] the lists' sizes, by part (flips at each heavy expansion); [4 + part] its output's size
-    u64* heavy_edges;   // heavy arcs expanded in all (the trace's edge count)
+    u64* heavy_edges;   // [0] heavy arcs listed (pushed) or pulled in all, [1] arcs of the rows a pull skipped: the
+                        // trace's count is [0] - [1], the pull and tail rules count [0]
     // the heavy arcs as an in-arc CSC, and from how many heavy arcs of its senders a bucket's heavy rows are pulled
     // over it instead of pushed (gg_heavy_rows; null heavy_t_offsets: always pushed)
     const i64* heavy_t_offsets;
@@ -223,9 +224,9 @@ __device__ __forceinline__ bool gg_defer(const GGPersistentState& st, int pile, 
 // them a few at a time, and past half the heavy arcs (`tail`, the caller's rule) the widest width at once. Any
 // increasing threshold gives the same distances (label-correcting: a vertex improved after its bucket is queued
 // again), only the work differs.
-__device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, double& threshold, const double* value,
-                               const double* buffer, int* Q, u32* claim, int& qsize, volatile int* status, int& widen,
-                               bool tail = false) {
+__device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, double& threshold, double& low,
+                               const double* value, const double* buffer, int* Q, u32* claim, int& qsize,
+                               volatile int* status, int& widen, bool tail = false) {
     const u32 nf = gg_load(&st.far_n[pile]);
     if (st.delta <= 0.0 || nf == 0) return false;
     const int* F = st.far[pile];
@@ -244,7 +245,7 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
     if (tail) widen = (int)st.widen_max;
     double t = threshold;
     if (key) {
-        const double low = __longlong_as_double((i64)~key);
+        low = __longlong_as_double((i64)~key);  // the smallest live buffer: every vertex left to relax holds at least it
         t = floor(low / st.delta) * st.delta + ldexp(st.delta, widen);
         if (!(t > low)) t = low + ldexp(st.delta, widen);  // rounding put the bound on low: it must move (host: near_far)
     }
@@ -349,32 +350,58 @@ __device__ __forceinline__ void gg_bucket_append(const GGPersistentState& st, in
 // thread each, or their warp for rows of 32 and more (gg_reduce_warp_gathered); the longer rows in chunks of
 // GG_HEAVY_CHUNK arcs, a warp each (the host's hub_chunks), so that no warp is left with a run of long rows while the
 // others idle.
+// The destination test (`settled`): a row whose vertex's buffer is at or below `settled` is not read, since no
+// candidate of this half can be below it (the heavy rows: every source not yet relaxed holds at least the bucket's
+// low, and a heavy arc weighs at least delta). Kron's big bucket is the first: after its light rounds the vertices
+// within delta of the source are exact, and they hold most heavy in-arcs (kron:21:w: 55M of 59M heavy arcs lead
+// into them; docs/performance.md#near-far-sssp). A warp tests 32 of its chunks at once, then reads the live ones.
+// The arcs of the rows skipped are added to *skipped (null: no test).
 #ifndef GG_HEAVY_CHUNK  // the host's sources.HEAVY_CHUNK and SPLIT_CHUNK_FROM, which cut the chunks
 #define GG_HEAVY_CHUNK 128
 #endif
 #ifndef GG_SPLIT_CHUNK_FROM
 #define GG_SPLIT_CHUNK_FROM 32
 #endif
-struct GGShortRow {
+struct GGShortRow {  // a row left to its thread or warp, unless its vertex is settled (the arcs skipped counted)
     const i64* offsets;
+    const double* buffer;
+    double settled;
+    u64* skipped;
     __device__ __forceinline__ bool operator()(int v) const {
-        return offsets[v + 1] - offsets[v] < GG_SPLIT_CHUNK_FROM;
+        const i64 d = offsets[v + 1] - offsets[v];
+        if (d >= GG_SPLIT_CHUNK_FROM) return false;
+        if (!skipped || buffer[v] > settled) return true;
+        *skipped += (u64)d;
+        return false;
     }
 };
 
 template <class R>
 __device__ void gg_split_pull(const i64* t_offsets, const int* t_indices, const float* t_weights,
                               const int* chunk_rows, const i64* chunk_first, const i64* chunk_last, u64 chunks, int n,
-                              int weighted, R r, GGOut out) {
+                              int weighted, R r, GGOut out, const double* buffer, double settled, u64* skipped_arcs) {
     const int lane = gg_lane();
-    const int warps = gridDim.x * blockDim.x / GG_WARP;
-    for (u32 c = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP; c < chunks; c += warps) {
-        const int v = chunk_rows[c];
-        const double best = gg_reduce_row<GG_WARP>(t_indices, t_weights, weighted, nullptr, 1, r, chunk_first[c],
-                                                   chunk_last[c], lane, GG_FULL_MASK);
-        gg_emit(out, lane == 0 && r.commit(v, best), v);
+    const u64 warps = gridDim.x * blockDim.x / GG_WARP;
+    const u64 warp = (blockIdx.x * blockDim.x + threadIdx.x) / GG_WARP;
+    u64 skipped = 0;
+    // the warp's chunks are warp, warp + warps, ...: lane i tests the i-th of the next 32
+    for (u64 first = warp; first < chunks; first += GG_WARP * warps) {
+        const u64 mine = first + lane * warps;
+        const int v = mine < chunks ? chunk_rows[mine] : -1;
+        const bool live = v >= 0 && (!skipped_arcs || buffer[v] > settled);
+        if (v >= 0 && !live) skipped += (u64)(chunk_last[mine] - chunk_first[mine]);
+        for (u32 todo = __ballot_sync(GG_FULL_MASK, live); todo; todo &= todo - 1) {
+            const int j = __ffs(todo) - 1;
+            const u64 c = first + j * warps;
+            const int row = __shfl_sync(GG_FULL_MASK, v, j);
+            const double best = gg_reduce_row<GG_WARP>(t_indices, t_weights, weighted, nullptr, 1, r, chunk_first[c],
+                                                       chunk_last[c], lane, GG_FULL_MASK);
+            gg_emit(out, lane == 0 && r.commit(row, best), row);
+        }
     }
-    gg_reduce_warp_gathered(t_offsets, t_indices, t_weights, weighted, nullptr, 1, n, GGShortRow{t_offsets}, r, out);
+    gg_reduce_warp_gathered(t_offsets, t_indices, t_weights, weighted, nullptr, 1, n,
+                            GGShortRow{t_offsets, buffer, settled, skipped_arcs ? &skipped : nullptr}, r, out);
+    if (skipped_arcs) gg_warp_add(skipped, skipped_arcs);
 }
 
 // The bucket is done (its worklist ran dry): expand its senders' heavy rows once, with their final values, into the
@@ -389,7 +416,7 @@ __device__ void gg_split_pull(const i64* t_offsets, const int* t_indices, const 
 template <class P, class Expand>
 __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int weighted, double* buffer,
                               const double* message, int monoid, int supports, P p, int* Q, int& qsize, u64& listed,
-                              volatile int* status) {
+                              double low, volatile int* status) {
     const u32 small = gg_load(&st.bucket_n[2 * part]);
     const u32 big = gg_load(&st.bucket_n[2 * part + 1]);
     if (small + big == 0) return false;
@@ -399,7 +426,7 @@ __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int
     if (pull) {
         gg_split_pull(st.heavy_t_offsets, st.heavy_t_indices, st.heavy_t_weights, st.heavy_chunk_rows,
                       st.heavy_chunk_first, st.heavy_chunk_last, st.heavy_chunks, n, weighted,
-                      GGProgramReduce<P>{message, buffer, monoid, p}, out);
+                      GGProgramReduce<P>{message, buffer, monoid, p}, out, buffer, low + st.delta, st.heavy_edges + 1);
         // every thread has read heavy_edges (and the pull's queue count is complete): a pull scans
         // every heavy arc, so the trace's count becomes all of them instead of the listed senders' (the same `listed`
         // in every thread: the count after this add)
@@ -556,7 +583,8 @@ __device__ void gg_fused_rounds(const i64* offsets, const int* indices, const fl
         qsize = (int)gg_load(&counters[1]);
         in ^= 1;
     }
-    if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in],
+    double low = 0.0;  // the fused rounds have no heavy pull to test with it
+    if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, low, value, buffer, st.queue[in],
                                            st.claim_bits + ((r + 1) & 1) * st.words, qsize, status, widen)) break;
     }
     if (status[0]) return;
@@ -635,6 +663,9 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     int pile = 0, changes = 0, widen = 0;
     int part = 0;  // the light/heavy split's list part
     u64 listed = 0;  // heavy arcs listed before this bucket
+    // the bucket's low: no vertex left to relax holds less (the host starts near-far's first bucket at
+    // [threshold - delta, threshold): near_far_on_device's source at 0, threshold delta); the heavy pull's test
+    double low = threshold - st.delta;
     bool claimed = false;  // Q's entries hold claim bits (a push, a bucket refill or heavy rows wrote it; a pull did not)
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
@@ -711,7 +742,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 gg_split_pull(st.light_t_offsets, st.light_t_indices, st.light_t_weights, st.light_chunk_rows,
                               st.light_chunk_first, st.light_chunk_last, st.light_chunks, n, weighted,
                               GGProgramReduce<P>{message, buffer, monoid, p},
-                              GGOut{Qn, out_count, st.claim_bits, nullptr, 1});
+                              GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, buffer, 0.0, nullptr);
             } else if (policy == GG_DIR_PUSH) {
                 gg_push_senders<Expand>(offsets, indices, weights, weighted, S, ns_small, H, nh,
                                         GGProgramPush<P>{message, buffer, monoid, p, st.visited},
@@ -736,7 +767,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     }
     if (r < max_rounds && st.heavy_offsets && gg_heavy_rows<P, Expand>(st, part, n, weighted, buffer, message, monoid,
                                                                          supports, p, st.queue[in], qsize, listed,
-                                                                         status)) {
+                                                                         low, status)) {
         claimed = true;  // the heavy rows claim what they queue, and so does the bucket refill
         continue;
     }
@@ -744,8 +775,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     // in buckets of the widest width at once -- its vertices have few arcs left to relax again, and each narrow bucket
     // cost two passes over the pile and its grid barriers (docs/performance.md#near-far-sssp)
     const bool tail = st.heavy_offsets && 2 * listed >= (u64)st.heavy_offsets[n];
-    if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, value, buffer, st.queue[in], st.claim_bits,
-                                           qsize, status, widen, tail)) break;
+    if (r >= max_rounds || !gg_next_bucket(st, pile, changes, threshold, low, value, buffer, st.queue[in],
+                                           st.claim_bits, qsize, status, widen, tail)) break;
     claimed = true;
     }
     if (status[0]) return;
