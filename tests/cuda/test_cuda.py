@@ -124,6 +124,77 @@ def test_generic_advance_levels(strategy):
     np.testing.assert_array_equal(cp.asnumpy(level), ref)
 
 
+@pytest.mark.parametrize("balance", ["vertex_group", "twc", "warp_scan", "three_stage", "block_scan", "hierarchical"])
+@pytest.mark.parametrize("gather", [False, True], ids=["alone", "with block gathering"])
+def test_supplementary_queues_on_the_device(balance, gather, monkeypatch):
+    """Busato & Bombieri's supplementary queues without the host: the balancer sends the frontier's vertices above the
+    threshold (64 here) to the hub queue as it loads them, and one more launch expands them in bins by degree, each
+    vertex with its bin's lower bound of threads (with block gathering, the hubs below the threshold by grid
+    gathering in the same launch): two launches a level, nothing read back but the level's output size, nothing
+    copied to the host between them, and the CPU's BFS levels."""
+    import cupy as cp
+
+    import graphgear.backends.cuda.operators as ops
+    from graphgear.backends.cuda.runtime import PinnedCounter
+
+    be = set_cuda_knobs(monkeypatch, supplementary_threshold=64)
+    launches, reads = [], []
+    launch = ops.rt.launch
+    monkeypatch.setattr(ops.rt, "launch", lambda kernel, *a, **k: launches.append(1) or launch(kernel, *a, **k))
+    read = PinnedCounter.read_with_edges
+    monkeypatch.setattr(PinnedCounter, "read_with_edges", lambda self: reads.append(1) or read(self))
+    monkeypatch.setattr(cp, "asnumpy", lambda *a, **k: pytest.fail("a copy to the host inside the level"))
+    supports = {"supplementary_queues", "block_gather"} if gather else {"supplementary_queues"}
+    strategy = Strategy(balance=balance, supports=frozenset(supports))
+    g = gg.load("kron:11")
+    G = be.graph(g)
+    s = int(np.argmax(g.out_degree()))
+    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
+    level[s] = 0
+    depth = cp.zeros(1, dtype=cp.int32)
+    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
+    levels = diverted = 0
+    while frontier.size:
+        before = len(launches)
+        frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
+        depth += 1
+        levels += 1
+        assert len(launches) - before == 2 and len(reads) == levels
+        diverted += int(be._counter.hubs.get()[0]) > 0
+    assert diverted >= 1  # some level had vertices above the threshold
+    np.testing.assert_array_equal(level.get(), gg.bfs(g, s, backend="cpu").distances)
+
+
+@pytest.mark.parametrize("balance", ["warp_scan", "twc", "three_stage"])
+def test_two_phase_level_reads_back_once(balance, monkeypatch):
+    """Busato & Bombieri's two-phase queue without a host read between its phases: the expand records the edges
+    and their count stays on the device, where the contract's launch reads it; a level reads back once (its output's
+    size, as a vertex queue's level does), and the levels give the CPU's BFS."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+    from graphgear.backends.cuda.runtime import PinnedCounter
+
+    be = get_backend("cuda")
+    g = gg.load("kron:11")
+    G = be.graph(g)
+    reads = []
+    read = PinnedCounter.read_with_edges
+    monkeypatch.setattr(PinnedCounter, "read_with_edges", lambda self: reads.append(1) or read(self))
+    s = int(np.argmax(g.out_degree()))
+    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
+    level[s] = 0
+    depth = cp.zeros(1, dtype=cp.int32)
+    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
+    levels = 0
+    while frontier.size:
+        frontier = be.advance(G, frontier, VISIT, Strategy(balance=balance, frontier="two_phase"), (level, depth))
+        depth += 1
+        levels += 1
+        assert len(reads) == levels
+    np.testing.assert_array_equal(cp.asnumpy(level), gg.bfs(g, s, backend="cpu").distances)
+
+
 @pytest.mark.parametrize("spec", ["kron:11", "rmat:11:8", "grid:40:50:0.8"])
 @pytest.mark.parametrize("frontier_kind", ["vertex_queue", "edge_queue"])
 def test_merge_path_levels_carry_kernel_c_scans(spec, frontier_kind):

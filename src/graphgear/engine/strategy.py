@@ -30,7 +30,9 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
                           scan-based / binary-search block mapping; Slota's local Manhattan collapse per team)
             hierarchical  Slota's hierarchical expansion: team / warp / thread queues by degree in shared memory
 supports    warp_gather, block_gather, supplementary_queues  (Busato: thresholds warp size, block size, half the
-            device's resident threads)
+            device's resident threads; the supplementary queues' vertices are expanded in bins by degree, each
+            with its bin's lower bound of threads, all bins in one launch; on the GPU block gathering goes one level
+            up too, hubs from GRID_GATHER_DEGREE by teams of blocks. merge_path spreads every edge evenly already)
 dedup       none, warp_hash (after frontier load, warp level: __match_any_sync), block (after frontier load,
             block level: a shared hash table; both need a balancer that loads one vertex per thread), lookup
             (during lookup, warp level: the lanes emitting one vertex in a step emit it once; any balancer, an

@@ -127,7 +127,10 @@ class Operators:
         return self._advance_level(G, frontier, module, strategy, state)
 
     def _advance_level(self, G: CudaGraph, frontier: Frontier, module: Any, strategy: Any, state: tuple,
-                       program_args: tuple = ()) -> Frontier:
+                       program_args: tuple = (), read: bool = True) -> Frontier | None:
+        """One level of advance: launch the strategy's balancer over `frontier` and, when `read`, read the output's
+        size back (one host read) and return it as the next frontier (None without the read: the two-phase queue's
+        expand, which emits nothing)."""
         cp = self.xp
         n = G.num_vertices
         recorded = self._expand_two_phase(G, frontier, strategy) if strategy.frontier == "two_phase" else None
@@ -153,13 +156,13 @@ class Operators:
         self._counter.reset()
         supports = sum(SUPPORT_BITS[s] for s in strategy.supports if s in SUPPORT_BITS) + DEDUP_BITS.get(strategy.dedup, 0)
         tail = state if not program_args else program_args
-        if recorded is not None:  # the two-phase queue's contract: a thread per recorded edge
-            sources_, targets, weights, count = recorded
-            if count:
-                args = (G.offsets, targets, weights, np.int32(G.weighted), sources_, np.int32(count), out_queue,
-                        self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets,
-                        np.int64(0), mask, np.int32(0)) + self._emit_counters(scan=scan_out) + tail
-                rt.launch(module.get_function("adv_edges"), count, args)
+        if recorded is not None:  # the two-phase queue's contract: a thread per recorded edge, counted on the device
+            sources_, targets, weights, count, room = recorded
+            args = (G.offsets, targets, weights, np.int32(G.weighted), sources_, np.int32(0), out_queue,
+                    self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets,
+                    np.int64(0), mask, np.int32(0), np.uint64(0), count, np.int64(0), self._counter.edges,
+                    np.uint64(0) if scan_out is None else scan_out) + tail
+            rt.launch(module.get_function("adv_edges"), room, args)
         elif strategy.drive == "topology" or frontier.is_dense:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
             args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), out_queue, np.int32(0), out_queue,
@@ -175,6 +178,8 @@ class Operators:
                                     scan_in, None if scan_in is None else frontier.out_edges(G.out_degree), scan_out)
         if dense_out:
             return Frontier.from_mask(mask.view(cp.bool_))
+        if not read:
+            return None
         count, edges = self._counter.read_with_edges()  # the emissions summed the new frontier's out-degrees
         if scan_out is not None:  # kernel C packed both in the edge word
             count, edges = unpack_scan_counter(edges)
@@ -184,15 +189,17 @@ class Operators:
     def _expand_two_phase(self, G: CudaGraph, frontier: Frontier, strategy: Any) -> tuple:
         """Busato & Bombieri's two-phase queue, the expand phase: the strategy's balancer (and supports) over the
         frontier's out-edges with TWO_PHASE_RECORD, which writes each edge (source, target, weight) and emits nothing;
-        returns the three arrays and their count (one host read). _advance_level then contracts them (adv_edges)."""
+        returns the three arrays, their count on the device and the bound on it (the frontier's out-edges): nothing
+        is read back. _advance_level then contracts them (adv_edges, which reads the count on the device)."""
         cp = self.xp
         room = max(frontier.out_edges(G.out_degree), 1)
         rec = (self._buffer("two_phase_u", room, cp.int32), self._buffer("two_phase_v", room, cp.int32),
                self._buffer("two_phase_w", room, cp.float32), self._buffer("two_phase_count", 1, cp.uint32))
         rec[3].fill(0)
         expand = strategy.with_(frontier="vertex_queue")
-        self._advance_level(G, frontier, self._functor_module(TWO_PHASE_RECORD, "advance", rec), expand, rec)
-        return rec[0], rec[1], rec[2], int(rec[3][0])
+        record = self._functor_module(TWO_PHASE_RECORD, "advance", rec)
+        self._advance_level(G, frontier, record, expand, rec, read=False)
+        return rec[0], rec[1], rec[2], rec[3], room
 
     def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None) -> tuple:
         """The advance kernels' last arguments before the state: the hub queue (null: none), its count, the degree
@@ -209,27 +216,6 @@ class Operators:
         kernel, name = self._advance_kernel(module, strategy)
         scan = G.offsets
         chunk = 0
-        if "supplementary_queues" in strategy.supports:
-            # supplementary queues: vertices of huge degree go to power-of-two bins expanded by the whole grid
-            degree = G.out_degree[queue]
-            threshold = self.supplementary_threshold or rt.resident_threads() // 2
-            big = degree > threshold
-            if bool(big.any()):
-                huge = queue[big]
-                queue = queue[~big]
-                qsize = int(queue.size)
-                bins = cp.floor(cp.log2(degree[big].astype(cp.float64))).astype(cp.int32)
-                for b in cp.asnumpy(cp.unique(bins)).tolist():
-                    members = huge[bins == b]
-                    hscan = cp.cumsum(G.out_degree[members])
-                    merge = module.get_function("adv_merge_path")
-                    total = int(hscan[-1])
-                    args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), members, np.int32(members.size),
-                            out_queue, self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(0), hscan,
-                            np.int64(MERGE_PATH_CHUNK), mask, np.int32(0)) + self._emit_counters(scan=scan_out) + tail
-                    rt.launch(merge, (total + MERGE_PATH_CHUNK - 1) // MERGE_PATH_CHUNK * rt.BLOCK, args)
-            if qsize == 0:
-                return
         work = qsize
         if name == "adv_merge_path":
             if scan_in is not None and scan_in.size == qsize and edges is not None:
@@ -244,15 +230,21 @@ class Operators:
         # grid gathering (block gathering one level up, as in the persistent kernel): with block gathering, a vertex
         # of degree >= GRID_GATHER_DEGREE goes to a hub queue, which a second launch expands with teams of blocks.
         # Otherwise a frontier of a few hundred hubs (BC's second level on kron) sits in one block, which walks
-        # every hub's row alone. The second launch reads the hub count on the device: no host sync.
+        # every hub's row alone. Busato & Bombieri's supplementary queues: the vertices of degree above their threshold
+        # go to the hub queue too, and the second launch expands them in bins by degree (kernels/persistent.cuh
+        # gg_supplementary_bins; merge_path spreads every edge of the level evenly already, and loads no entry to
+        # divert). The second launch reads the hub count on the device: no host sync.
         grid_gather = name == "adv_twc" or (name in HUB_BALANCERS and supports & SUPPORT_BITS["block_gather"])
-        hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather else None
+        huge, supplementary = rt.hub_degrees(strategy.supports if name != "adv_merge_path" else (), grid_gather,
+                                             self.grid_gather_degree, self.supplementary_threshold)
+        hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather or supplementary else None
         args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
                 self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
-                mask, np.int32(0)) + self._emit_counters(hubs, self.grid_gather_degree, scan_out) + tail
+                mask, np.int32(0)) + self._emit_counters(hubs, huge, scan_out) + tail
         rt.launch(kernel, work, args)
-        if grid_gather:
-            rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), args)
+        if hubs is not None:  # adv_hubs takes the supplementary queues' degree where merge_path takes its chunk
+            rt.launch(module.get_function("adv_hubs"), rt.resident_threads(),
+                      args[:13] + (np.int64(supplementary),) + args[14:])
 
     # --------------------------------------------------------------------------------------------------- pull
     def _bits(self, G: CudaGraph, frontier: Frontier | None) -> Any:

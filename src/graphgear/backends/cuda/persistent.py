@@ -216,6 +216,7 @@ class PersistentDriver:
     _chained: bool  # inside chained()
     _handoff: PendingRun | None  # the launch the next one runs behind (chained)
     grid_gather_degree: int
+    supplementary_threshold: int | None
     persistent_pull_group: int | None
     persistent_blocks_per_sm: int | None
     persistent_blocks: int | None
@@ -398,6 +399,7 @@ class PersistentDriver:
         """
         B = self._persistent_buffers(G)
         key = (s.module, strategy, mode, rules, max_rounds, delta, threshold, light_heavy, self.grid_gather_degree,
+               self.supplementary_threshold,
                self.persistent_pull_group, self.heavy_pull_ratio, self.light_pull_ratio, self.bucket_widen_max,
                self.persistent_blocks_per_sm, self.persistent_blocks)
         plan = B.plans.get(key)
@@ -453,8 +455,12 @@ class PersistentDriver:
         t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
                                            else (G.offsets, G.indices, G.weights))
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
-        gather = strategy.supports & {"block_gather", "supplementary_queues"}
-        huge = self.grid_gather_degree if gather and strategy.direction == "push" else 1 << 62
+        # the hub queue H of a push round: grid gathering's teams (block gathering one level up) from
+        # grid_gather_degree, Busato & Bombieri's supplementary queues' bins above their threshold (gg_expand_hubs)
+        huge, supplementary = rt.hub_degrees(strategy.supports if strategy.direction == "push" else (),
+                                             "block_gather" in strategy.supports and strategy.direction == "push",
+                                             self.grid_gather_degree, self.supplementary_threshold)
+        gather = huge < 1 << 62
         hops = strategy.hops if mode == "push" else 1
         require_monotone(strategy, s.program)
         if hops > 1 and max_rounds < (1 << 30):
@@ -505,7 +511,8 @@ class PersistentDriver:
             queue=B.queues, senders=B.senders, huge=B.huge, counters=B.counters, edges=B.edges,
             claim_bits=B.claim_bits, words=rt.bitmap_words(n), active_bits=B.active_bits, barrier=B.barrier,
             status=B.status, log=B.log, log_rows=LOG_ROWS, delta=delta, far=B.far, far_bits=B.far_bits, far_n=B.far_n,
-            refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges, widen_max=widen)
+            refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges, widen_max=widen,
+            supplementary=supplementary)
         fields["st"] = state
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
         return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))

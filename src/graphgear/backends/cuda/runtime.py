@@ -173,6 +173,17 @@ def resident_threads() -> int:
     return device_blocks_cap() * BLOCK
 
 
+def hub_degrees(supports: Any, grid_gather: bool, grid_gather_degree: int,
+                supplementary_threshold: int | None) -> tuple[int, int]:
+    """A push's hub queue: (the degree from which a vertex goes there instead of its block's expansion, the degree
+    from which it goes on to the supplementary queues' bins; 0: none). Busato & Bombieri's supplementary queues take
+    the vertices of degree above half the device's resident threads (`supplementary_threshold` overrides it); grid
+    gathering (block gathering one level up) those from `grid_gather_degree`."""
+    supplementary = ((supplementary_threshold or resident_threads() // 2) + 1
+                     if "supplementary_queues" in supports else 0)
+    return min(grid_gather_degree if grid_gather else 1 << 62, supplementary or 1 << 62), supplementary
+
+
 def check_free_memory(nbytes: int, what: str) -> None:
     """Raise DeviceMemoryError naming the bytes needed when the device has not that much free memory."""
     cp = cupy()

@@ -97,8 +97,10 @@ ADVANCE_BODIES = {
     "adv_block_scan": "gg_advance_block_scan(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_hierarchical": "gg_advance_hierarchical(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
     "adv_mask": "gg_advance_mask(offsets, indices, weights, weighted, active, n, f, out);",
-    # the two-phase queue's contract: `queue` holds the recorded sources, `indices` / `weights` their targets and weights
-    "adv_edges": "gg_advance_edges(indices, weights, weighted, queue, qsize, f, out);",
+    # the two-phase queue's contract: `queue` holds the recorded sources, `indices` / `weights` their targets and
+    # weights, and their count is read on the device from the expand's counter, passed where the hub count goes (the
+    # launch is sized by the bound on it, the frontier's out-edges: no host read between the two phases)
+    "adv_edges": "gg_advance_edges(indices, weights, weighted, queue, (int)*(volatile const u32*)hub_count, f, out);",
 }
 PULL_ARGS = (
     "const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted, const u32* bits, int all_active, "
@@ -110,8 +112,9 @@ REDUCE_GROUPS = (1, 4, 8, 32)
 
 def advance_wrappers(setup: str, extra: str) -> str:
     """Every advance load balancer as a kernel of one signature, plus adv_hubs: the second launch of a sync advance
-    with block gathering, which expands the hub queue the first one filled (count read on the device: no host sync)
-    with teams of blocks (kernels/persistent.cuh gg_grid_gather)."""
+    with block gathering or supplementary queues, which expands the hub queue the first one filled (count read on
+    the device: no host sync) with teams of blocks, and its vertices of degree `chunk` and more in the supplementary
+    queues' bins (kernels/persistent.cuh gg_expand_hubs; chunk 0: none)."""
     out = []
     for name, body in ADVANCE_BODIES.items():
         out.append(
@@ -123,7 +126,7 @@ def advance_wrappers(setup: str, extra: str) -> str:
         f'extern "C" __global__ void __launch_bounds__(256) adv_hubs({ADVANCE_ARGS}{extra}) {{\n'
         f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, nullptr, nullptr, 0, offsets, edge_sum, scan_out}};\n"
         "    out.unique_in_warp = supports & GG_DEDUP_LOOKUP;\n"
-        "    gg_grid_gather(offsets, indices, weights, weighted, hubs, *(volatile const u32*)hub_count, f, out);\n}\n"
+        "    gg_expand_hubs(offsets, indices, weights, weighted, hubs, *(volatile const u32*)hub_count, chunk, f, out);\n}\n"
     )
     return "".join(out)
 

@@ -72,6 +72,7 @@ struct GGPersistentState {
     u32* refill_n;      // [2] worklist refills, by bucket-change parity
     u64* min_key;       // ~bits of the smallest live far buffer (atomicMax; 0: none)
     u32* visited;       // bitmask lookup of first-wins programs (null: status lookup)
+    i64 supplementary;  // H's vertices of this degree and more go to the supplementary queues' bins (0: none)
     // Meyer & Sanders' light/heavy split (null heavy_offsets: off). The rounds push over the light CSR (the arrays
     // the kernel gets as offsets/indices/weights: arcs lighter than delta); the bucket's senders are listed, and
     // when the bucket is done their heavy rows (arcs of at least delta) are expanded once, with final values
@@ -283,10 +284,11 @@ __device__ bool gg_next_bucket(GGPersistentState& st, int& pile, int& changes, d
 
 // Grid gathering of the huge senders H: the grid splits into teams of gridDim / |H| blocks (at least one), each team
 // expands one huge row at a time with all its threads, and the teams work on different rows at once. (Walking the
-// rows one after another with the whole grid left most threads idle and paid a row's latency |H| times.)
+// rows one after another with the whole grid left most threads idle and paid a row's latency |H| times.) Rows of
+// `below` arcs and more are left to the supplementary queues (gg_supplementary_bins).
 template <class F>
 __device__ void gg_grid_gather(const i64* offsets, const int* indices, const float* weights, int weighted,
-                               const int* H, u32 nh, F f, GGOut out) {
+                               const int* H, u32 nh, F f, GGOut out, i64 below = 0) {
     if (nh == 0) return;
     const int per_team = gridDim.x > nh ? (int)(gridDim.x / nh) : 1;
     const int teams = gridDim.x / per_team;
@@ -297,11 +299,76 @@ __device__ void gg_grid_gather(const i64* offsets, const int* indices, const flo
     for (u32 h = team; h < nh; h += teams) {
         const int u = H[h];
         const i64 end = offsets[u + 1];
+        if (below > 0 && end - offsets[u] >= below) continue;  // the same for the whole team
         for (i64 k = offsets[u] + rank; k < end; k += team_threads) {
             const int v = indices[k];
             gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
         }
     }
+}
+
+// Busato & Bombieri's supplementary queues: a vertex of H with at least `from` arcs falls in the bin [2^b, 2^(b+1))
+// of its degree and gets the bin's lower bound of threads, 2^b (at most the grid's: the last bin's bound), so each
+// thread reads at most two of its arcs, one thread apart; the bins share one launch (the paper's single kernel,
+// each bin with its own threads per element). Every block walks H in the same chunks of blockDim entries: their
+// threads' prefix sum in shared memory, then a grid-stride over the chunk's threads, each finding its vertex by
+// binary search. No host read: |H| is read on the device.
+template <class F>
+__device__ void gg_supplementary_bins(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                      const int* H, u32 nh, i64 from, F f, GGOut out) {
+    __shared__ i64 s_first[GG_BLOCK + 1];  // the chunk's entries' first thread (exclusive prefix sum), then the total
+    __shared__ i64 s_warp[GG_BLOCK / GG_WARP];
+    const int lane = gg_lane();
+    const int warp = threadIdx.x >> 5;
+    const i64 grid = (i64)gridDim.x * blockDim.x;
+    const i64 rank = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    for (u32 base = 0; base < nh; base += blockDim.x) {  // the same trip count in every block
+        const u32 i = base + threadIdx.x;
+        const int u = i < nh ? H[i] : -1;
+        const i64 d = u >= 0 ? offsets[u + 1] - offsets[u] : 0;
+        const i64 threads = d >= from && d > 0 ? min((i64)1 << (63 - __clzll((unsigned long long)d)), grid) : 0;
+        i64 incl = threads;  // block-wide inclusive scan: in the warp by shuffles, then over the warps' totals
+        #pragma unroll
+        for (int o = 1; o < GG_WARP; o <<= 1) {
+            const i64 x = __shfl_up_sync(GG_FULL_MASK, incl, o);
+            if (lane >= o) incl += x;
+        }
+        if (lane == GG_WARP - 1) s_warp[warp] = incl;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int w = 1; w < (int)(blockDim.x >> 5); ++w) s_warp[w] += s_warp[w - 1];
+        __syncthreads();
+        if (warp > 0) incl += s_warp[warp - 1];
+        s_first[threadIdx.x] = incl - threads;
+        if (threadIdx.x == blockDim.x - 1) s_first[blockDim.x] = incl;
+        __syncthreads();
+        const i64 total = s_first[blockDim.x];
+        const int last = min((int)blockDim.x, (int)(nh - base)) - 1;
+        for (i64 t = rank; t < total; t += grid) {
+            int lo = 0, hi = last;  // the last entry whose first thread is at or before t (zero-thread entries skipped)
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) >> 1;
+                if (s_first[mid] <= t) lo = mid; else hi = mid - 1;
+            }
+            const int x = H[base + lo];
+            const i64 width = s_first[lo + 1] - s_first[lo];
+            const i64 end = offsets[x + 1];
+            for (i64 k = offsets[x] + (t - s_first[lo]); k < end; k += width) {
+                const int v = indices[k];
+                gg_emit(out, f(x, v, gg_weight(weights, weighted, k)), v);
+            }
+        }
+        __syncthreads();  // s_first and s_warp are written again for the next chunk
+    }
+}
+
+// The hub queue H of a push: its vertices of `supplementary` arcs and more in the supplementary queues' bins (0:
+// none), the others by grid gathering.
+template <class F>
+__device__ __forceinline__ void gg_expand_hubs(const i64* offsets, const int* indices, const float* weights,
+                                               int weighted, const int* H, u32 nh, i64 supplementary, F f, GGOut out) {
+    if (supplementary > 0) gg_supplementary_bins(offsets, indices, weights, weighted, H, nh, supplementary, f, out);
+    gg_grid_gather(offsets, indices, weights, weighted, H, nh, f, out, supplementary);
 }
 
 // Expand a worklist with the whole grid: a big one grid-stride (coalesced loads), a small one (fewer entries than the
@@ -321,13 +388,13 @@ __device__ __forceinline__ void gg_expand_shares(const i64* offsets, const int* 
                 GGBlockTeam{});
 }
 
-// A round's push: the senders' out-arcs through f into out, the huge senders H by grid gathering, the others S with
-// the chosen load balancer (gg_expand_shares).
+// A round's push: the senders' out-arcs through f into out, the huge senders H by grid gathering or the supplementary
+// queues (gg_expand_hubs), the others S with the chosen load balancer (gg_expand_shares).
 template <class Expand, class F>
 __device__ __forceinline__ void gg_push_senders(const i64* offsets, const int* indices, const float* weights,
                                                 int weighted, const int* S, u32 ns, const int* H, u32 nh, F f,
-                                                GGOut out, int supports) {
-    gg_grid_gather(offsets, indices, weights, weighted, H, nh, f, out);
+                                                GGOut out, int supports, i64 supplementary) {
+    gg_expand_hubs(offsets, indices, weights, weighted, H, nh, supplementary, f, out);
     gg_expand_shares<Expand>(offsets, indices, weights, weighted, S, (int)ns, f, out, supports, GGKeep{});
 }
 
@@ -438,7 +505,7 @@ __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int
         listed = total;
         gg_push_senders<Expand>(st.heavy_offsets, st.heavy_indices, st.heavy_weights, weighted, st.bucket[0], small,
                                 st.bucket[1], big, GGProgramPush<P>{message, buffer, monoid, p, st.visited}, out,
-                                supports);
+                                supports, st.supplementary);
     }
     gg_clear_bits(st.bucket[0], small, st.bucket_bits);
     gg_clear_bits(st.bucket[1], big, st.bucket_bits);
@@ -746,7 +813,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             } else if (policy == GG_DIR_PUSH) {
                 gg_push_senders<Expand>(offsets, indices, weights, weighted, S, ns_small, H, nh,
                                         GGProgramPush<P>{message, buffer, monoid, p, st.visited},
-                                        GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports);
+                                        GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports, st.supplementary);
             } else {
                 gg_set_bits(S, ns_small, st.active_bits);
                 gg_set_bits(H, nh, st.active_bits);
