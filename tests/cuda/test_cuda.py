@@ -100,14 +100,14 @@ def _visit(u, v, w, state):
 VISIT = Functor("visit", _visit, "if (s0[v] < 0 && atomicCAS((int*)(s0 + v), -1, s1[0] + 1) == -1) return true; return false;")
 
 
-@pytest.mark.parametrize("strategy", [s for s in PUSH_STRATEGIES if s.sync == "sync"], ids=str)
-def test_generic_advance_levels(strategy):
+def advance_levels(g, strategy, each_level=lambda G, frontier: None) -> None:
+    """BFS by VISIT advances under `strategy` from g's largest-degree vertex, one be.advance a level, calling
+    each_level(G, frontier) after each; the levels must be the CPU BFS's."""
     import cupy as cp
 
     from graphgear.backends import get_backend
 
     be = get_backend("cuda")
-    g = gg.load("kron:11")
     G = be.graph(g)
     s = int(np.argmax(g.out_degree()))
     level = cp.full(g.num_vertices, -1, dtype=cp.int32)
@@ -117,11 +117,18 @@ def test_generic_advance_levels(strategy):
     while frontier.size:
         frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
         depth += 1
-        # a queue's out-edges were summed by the emissions: the same as summing its degrees afterwards
-        counted = frontier.out_edges(G.out_degree)
-        assert counted == int(G.out_degree[cp.asarray(frontier.vertices())].sum())
-    ref = gg.bfs(g, s, backend="cpu").distances
-    np.testing.assert_array_equal(cp.asnumpy(level), ref)
+        each_level(G, frontier)
+    np.testing.assert_array_equal(level.get(), gg.bfs(g, s, backend="cpu").distances)
+
+
+@pytest.mark.parametrize("strategy", [s for s in PUSH_STRATEGIES if s.sync == "sync"], ids=str)
+def test_generic_advance_levels(strategy):
+    import cupy as cp
+
+    def summed(G, frontier):  # a queue's out-edges were summed by the emissions: as summing its degrees afterwards
+        assert frontier.out_edges(G.out_degree) == int(G.out_degree[cp.asarray(frontier.vertices())].sum())
+
+    advance_levels(gg.load("kron:11"), strategy, summed)
 
 
 @pytest.mark.parametrize("balance", ["vertex_group", "twc", "warp_scan", "three_stage", "block_scan", "hierarchical"])
@@ -138,6 +145,8 @@ def test_supplementary_queues_on_the_device(balance, gather, monkeypatch):
     from graphgear.backends.cuda.runtime import PinnedCounter
 
     be = set_cuda_knobs(monkeypatch, supplementary_threshold=64)
+    g = gg.load("kron:11")
+    be.graph(g)  # its device copy made before the launches are counted
     launches, reads = [], []
     launch = ops.rt.launch
     monkeypatch.setattr(ops.rt, "launch", lambda kernel, *a, **k: launches.append(1) or launch(kernel, *a, **k))
@@ -145,24 +154,16 @@ def test_supplementary_queues_on_the_device(balance, gather, monkeypatch):
     monkeypatch.setattr(PinnedCounter, "read_with_edges", lambda self: reads.append(1) or read(self))
     monkeypatch.setattr(cp, "asnumpy", lambda *a, **k: pytest.fail("a copy to the host inside the level"))
     supports = {"supplementary_queues", "block_gather"} if gather else {"supplementary_queues"}
-    strategy = Strategy(balance=balance, supports=frozenset(supports))
-    g = gg.load("kron:11")
-    G = be.graph(g)
-    s = int(np.argmax(g.out_degree()))
-    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
-    level[s] = 0
-    depth = cp.zeros(1, dtype=cp.int32)
-    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
-    levels = diverted = 0
-    while frontier.size:
-        before = len(launches)
-        frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
-        depth += 1
-        levels += 1
-        assert len(launches) - before == 2 and len(reads) == levels
-        diverted += int(be._counter.hubs.get()[0]) > 0
-    assert diverted >= 1  # some level had vertices above the threshold
-    np.testing.assert_array_equal(level.get(), gg.bfs(g, s, backend="cpu").distances)
+    diverted = []
+
+    def counted(G, frontier):  # launches and reads since the level before (none before the first level's)
+        assert len(launches) == 2 and len(reads) == 1
+        diverted.append(int(be._counter.hubs.get()[0]) > 0)
+        launches.clear()
+        reads.clear()
+
+    advance_levels(g, Strategy(balance=balance, supports=frozenset(supports)), counted)
+    assert any(diverted)  # some level had vertices above the threshold
 
 
 @pytest.mark.parametrize("balance", ["warp_scan", "twc", "three_stage"])
@@ -170,29 +171,17 @@ def test_two_phase_level_reads_back_once(balance, monkeypatch):
     """Busato & Bombieri's two-phase queue without a host read between its phases: the expand records the edges
     and their count stays on the device, where the contract's launch reads it; a level reads back once (its output's
     size, as a vertex queue's level does), and the levels give the CPU's BFS."""
-    import cupy as cp
-
-    from graphgear.backends import get_backend
     from graphgear.backends.cuda.runtime import PinnedCounter
 
-    be = get_backend("cuda")
-    g = gg.load("kron:11")
-    G = be.graph(g)
     reads = []
     read = PinnedCounter.read_with_edges
     monkeypatch.setattr(PinnedCounter, "read_with_edges", lambda self: reads.append(1) or read(self))
-    s = int(np.argmax(g.out_degree()))
-    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
-    level[s] = 0
-    depth = cp.zeros(1, dtype=cp.int32)
-    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
-    levels = 0
-    while frontier.size:
-        frontier = be.advance(G, frontier, VISIT, Strategy(balance=balance, frontier="two_phase"), (level, depth))
-        depth += 1
-        levels += 1
-        assert len(reads) == levels
-    np.testing.assert_array_equal(cp.asnumpy(level), gg.bfs(g, s, backend="cpu").distances)
+
+    def counted(G, frontier):  # reads since the level before
+        assert len(reads) == 1
+        reads.clear()
+
+    advance_levels(gg.load("kron:11"), Strategy(balance=balance, frontier="two_phase"), counted)
 
 
 @pytest.mark.parametrize("spec", ["kron:11", "rmat:11:8", "grid:40:50:0.8"])
@@ -203,29 +192,18 @@ def test_merge_path_levels_carry_kernel_c_scans(spec, frontier_kind):
     next merge_path level searches it instead of scanning; the levels give the CPU's BFS."""
     import cupy as cp
 
-    from graphgear.backends import get_backend
+    scanned = []
 
-    be = get_backend("cuda")
-    g = gg.load(spec)
-    G = be.graph(g)
-    strategy = Strategy(balance="merge_path", frontier=frontier_kind, dedup="none")
-    s = int(np.argmax(g.out_degree()))
-    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
-    level[s] = 0
-    depth = cp.zeros(1, dtype=cp.int32)
-    frontier = Frontier.from_vertices(cp.asarray([s], dtype=cp.int32), g.num_vertices, dtype=cp.int32)
-    scanned = 0
-    while frontier.size:
-        frontier = be.advance(G, frontier, VISIT, strategy, (level, depth))
-        depth += 1
+    def searched(G, frontier):
         scan = frontier.degree_scan(G.out_degree)
         assert scan is not None and scan.size == frontier.size
         degrees = G.out_degree[cp.asarray(frontier.vertices())].astype(cp.int64)
         np.testing.assert_array_equal(cp.asnumpy(scan), cp.asnumpy(cp.cumsum(degrees)))
         assert frontier.out_edges(G.out_degree) == (int(scan[-1]) if frontier.size else 0)
-        scanned += frontier.size > 0
-    assert scanned >= 2
-    np.testing.assert_array_equal(cp.asnumpy(level), gg.bfs(g, s, backend="cpu").distances)
+        scanned.append(frontier.size > 0)
+
+    advance_levels(gg.load(spec), Strategy(balance="merge_path", frontier=frontier_kind, dedup="none"), searched)
+    assert sum(scanned) >= 2
 
 
 GRID_GATHERING = [Strategy(balance="twc")] + [
