@@ -160,8 +160,7 @@ class Operators:
             sources_, targets, weights, count, room = recorded
             args = (G.offsets, targets, weights, np.int32(G.weighted), sources_, np.int32(0), out_queue,
                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), G.offsets,
-                    np.int64(0), mask, np.int32(0), np.uint64(0), count, np.int64(0), self._counter.edges,
-                    np.uint64(0) if scan_out is None else scan_out) + tail
+                    np.int64(0), mask, np.int32(0)) + self._emit_counters(scan=scan_out, hub_count=count) + tail
             rt.launch(module.get_function("adv_edges"), room, args)
         elif strategy.drive == "topology" or frontier.is_dense:
             active = cp.asarray(frontier.to_dense().mask).view(cp.uint8)
@@ -201,12 +200,13 @@ class Operators:
         self._advance_level(G, frontier, record, expand, rec, read=False)
         return rec[0], rec[1], rec[2], rec[3], room
 
-    def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None) -> tuple:
-        """The advance kernels' last arguments before the state: the hub queue (null: none), its count, the degree
-        that sends a vertex there, the out-edge sum of the output queue and its degree prefix sum (null: none; kernel
-        C, kernels/common.cuh GGOut and gg_emit_scanned)."""
-        return (np.uint64(0) if hubs is None else hubs, self._counter.hubs, np.int64(huge), self._counter.edges,
-                np.uint64(0) if scan is None else scan)
+    def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None, hub_count: Any = None) -> tuple:
+        """The advance kernels' last arguments before the state: the hub queue (null: none), its count (the
+        counter's; the two-phase contract passes its recorded edges' count there), the degree that sends a vertex
+        there, the out-edge sum of the output queue and its degree prefix sum (null: none; kernel C,
+        kernels/common.cuh GGOut and gg_emit_scanned)."""
+        return (np.uint64(0) if hubs is None else hubs, self._counter.hubs if hub_count is None else hub_count,
+                np.int64(huge), self._counter.edges, np.uint64(0) if scan is None else scan)
 
     def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail,
                        scan_in=None, edges=None, scan_out=None) -> None:

@@ -30,7 +30,8 @@ LOG_ROWS = 1 << 16  # persistent kernel: rounds logged per launch
 LOG_FIELDS = header_constant("persistent.cuh", "GG_LOG_FIELDS")  # fields per logged round
 LOG_PREFETCH = 64  # log rows read back with the status (one sync); a longer run reads the rest after
 # int64 words: counters (5), edges (3), barrier (1), status (2), far_n (1), refill_n (1), min_key (1), bucket_n (3),
-# heavy_edges (2: listed or pulled, skipped by a pull), as kernels/persistent.cuh defines them (read from it: sources.header_constant)
+# heavy_edges (2: listed or pulled, skipped by a pull), as kernels/persistent.cuh defines them (read from it:
+# sources.header_constant)
 CONTROL_WORDS = header_constant("persistent.cuh", "GG_CONTROL_WORDS")
 BARRIER_WORD = header_constant("persistent.cuh", "GG_BARRIER_WORD")  # where those sit among the control words
 STATUS_WORD = header_constant("persistent.cuh", "GG_STATUS_WORD")

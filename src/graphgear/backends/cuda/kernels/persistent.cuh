@@ -494,9 +494,9 @@ __device__ bool gg_heavy_rows(const GGPersistentState& st, int& part, int n, int
         gg_split_pull(st.heavy_t_offsets, st.heavy_t_indices, st.heavy_t_weights, st.heavy_chunk_rows,
                       st.heavy_chunk_first, st.heavy_chunk_last, st.heavy_chunks, n, weighted,
                       GGProgramReduce<P>{message, buffer, monoid, p}, out, buffer, low + st.delta, st.heavy_edges + 1);
-        // every thread has read heavy_edges (and the pull's queue count is complete): a pull scans
-        // every heavy arc, so the trace's count becomes all of them instead of the listed senders' (the same `listed`
-        // in every thread: the count after this add)
+        // every thread has read heavy_edges (and the pull's queue count is complete): a pull covers every heavy arc,
+        // so the rules' count ([0]) becomes all of them instead of the listed senders' (the same `listed` in every
+        // thread: the count after this add); the arcs of the rows it skipped are in [1], which the trace takes off
         if (!gg_grid_sync(st.barrier, status)) return false;
         const u64 all = (u64)st.heavy_t_offsets[n];
         if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd((unsigned long long*)st.heavy_edges, all - (total - listed));
