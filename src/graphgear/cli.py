@@ -700,6 +700,19 @@ def _adaptive_table(console: Any, rows: list, title: str) -> int:
     return failures
 
 
+def _ablation_table(title: str, rows: list[dict], columns: list[str], cell: Callable[[dict, str], str]) -> Any:
+    """A rich Table of an ablation: a row per graph (a file's name, a spec as it is), a column per technique."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    t.add_column("graph")
+    for c in columns:
+        t.add_column(c.replace("vertex_group-", "vg"), justify="right")
+    for row in rows:
+        t.add_row(Path(row["graph"]).name, *[cell(row, c) for c in columns])
+    return t
+
+
 def _cmd_bench_gpu(args: argparse.Namespace) -> int:
     """graphgear bench --suite gpu: every algorithm on kron:21 and grid:2048:2048, SCC against SciPy, and the BFS
     load-balancing ablation on the generated and the real graphs."""
@@ -743,28 +756,17 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
         ablation_repeat = max(5, args.repeat)  # a column per technique and sync: fewer runs each than the suite's rows
         ablation = gpu.ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        columns = [column for column, _ in gpu.ablation_columns()]
-        t = Table(title=f"BFS by load-balancing technique, push only, ms (median of {ablation_repeat}; sync: a launch "
-                        "per level, async: one persistent kernel)")
-        t.add_column("graph")
-        for c in columns:
-            t.add_column(c.replace("vertex_group-", "vg"), justify="right")
-        for row in ablation:
-            label = row["graph"] if "/" not in row["graph"] else Path(row["graph"]).name
-            t.add_row(label, *[f"{row[c]:,.2f}" for c in columns])
-        console.print(t)
+        console.print(_ablation_table(
+            f"BFS by load-balancing technique, push only, ms (median of {ablation_repeat}; sync: a launch per level, "
+            "async: one persistent kernel)", ablation, [column for column, _ in gpu.ablation_columns()],
+            lambda row, c: f"{row[c]:,.2f}"))
         report["ablation"] = ablation
         report["ablation_repeat"] = ablation_repeat
         dedup = gpu.dedup_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        t = Table(title=f"SSSP ({gpu.DEDUP_ALGORITHM}) by duplicate removal on an edge queue, a launch per level: ms "
-                        f"(median of {ablation_repeat}) / frontier entries computed in all")
-        t.add_column("graph")
-        for c in gpu.DEDUP_TECHNIQUES:
-            t.add_column(c, justify="right")
-        for row in dedup:
-            label = row["graph"] if "/" not in row["graph"] else Path(row["graph"]).name
-            t.add_row(label, *[f"{row[c]:,.2f} / {row[c + ' listed']:,}" for c in gpu.DEDUP_TECHNIQUES])
-        console.print(t)
+        console.print(_ablation_table(
+            f"SSSP ({gpu.DEDUP_ALGORITHM}) by duplicate removal on an edge queue, a launch per level: ms (median of "
+            f"{ablation_repeat}) / frontier entries computed in all", dedup, list(gpu.DEDUP_TECHNIQUES),
+            lambda row, c: f"{row[c]:,.2f} / {row[c + ' listed']:,}"))
         report["dedup_ablation"] = dedup
     if args.json:
         _write_json(args.json, report, default=float)

@@ -235,7 +235,8 @@ def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
     def listed(result: Any) -> int:
         return sum(row.frontier_vertices for row in result.trace.rows)
 
-    return _ablation_rows([weighted_spec(spec) for spec in graphs], dedup_strategies(), run, repeat, seed, progress, "duplicate removal", listed)
+    return _ablation_rows([weighted_spec(spec) for spec in graphs], dedup_strategies(), run, repeat, seed, progress,
+                          "duplicate removal", listed)
 
 
 def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],

@@ -28,9 +28,9 @@ START = 2  # a source's start row; 0 and 1 are the forward and backward levels (
 PHASES = ("forward", "backward", "start")
 MAX_ROWS = 1 << 16  # log rows of one call (later levels are counted, not logged)
 # A graph with a row of at least this many arcs runs brandes_hierarchical: there one thread per vertex serialises, a
-# hub's thread walking its whole row while the rest of the grid waits at the level's barrier; the block size, the
-# team queue's threshold (kernels/brandes.cuh)
-HIERARCHICAL_DEGREE = 256
+# hub's thread walking its whole row while the rest of the grid waits at the level's barrier; the block size the loop
+# launches with, which is the team queue's threshold (blockDim in kernels/brandes.cuh)
+HIERARCHICAL_DEGREE = rt.BLOCK
 
 
 # A graph of at most this many arcs per thread of the loop's grid (one block per multiprocessor) runs the device loop
