@@ -206,6 +206,34 @@ def test_merge_path_levels_carry_kernel_c_scans(spec, frontier_kind):
     assert sum(scanned) >= 2
 
 
+@pytest.mark.parametrize("sinks_between", [False, True], ids=["rows in shared memory", "more rows than it holds"])
+def test_merge_path_chunk_rows(sinks_between):
+    """merge_path's kernel B stages a chunk's rows in shared memory (GG_MERGE_PATH_ROWS of them) and searches there;
+    a chunk whose degree-0 rows outnumber that searches the global prefix sum. A frontier of two rows with edges and
+    2,000 sinks: the sinks between the two rows put them in one chunk of 2,002 rows, the sinks after them leave a chunk
+    of two. Either way every out-edge of the two rows is expanded once, and nothing else."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+    from graphgear.backends.cuda.sources import MERGE_PATH_ROWS, merge_path_chunk
+
+    sinks = np.arange(2, 2002)
+    heads = np.arange(2002, 2002 + 2 * 60)  # vertex 0's 60 targets, then vertex 1's
+    g = gg.Graph.from_edges(np.repeat([0, 1], 60), heads, num_vertices=2002 + 120)
+    assert sinks.size + 2 > MERGE_PATH_ROWS and merge_path_chunk(120, 1 << 20) >= 120  # one chunk holds both rows
+    be = get_backend("cuda")
+    order = np.concatenate([[0], sinks, [1]]) if sinks_between else np.concatenate([[0, 1], sinks])
+    frontier = Frontier.from_vertices(cp.asarray(order, dtype=cp.int32), g.num_vertices, dtype=cp.int32)
+    level = cp.full(g.num_vertices, -1, dtype=cp.int32)
+    level[cp.asarray(order)] = 0
+    reached = be.advance(be.graph(g), frontier, VISIT, Strategy(balance="merge_path"), (level, cp.zeros(1, dtype=cp.int32)))
+    np.testing.assert_array_equal(np.sort(cp.asnumpy(reached.vertices())), heads)
+    expected = np.full(g.num_vertices, -1)
+    expected[order] = 0
+    expected[heads] = 1
+    np.testing.assert_array_equal(level.get(), expected)
+
+
 GRID_GATHERING = [Strategy(balance="twc")] + [
     Strategy(balance=b, group_size=g, supports=frozenset({"warp_gather", "block_gather"}))
     for b, g in (("vertex_group", 1), ("vertex_group", 4), ("vertex_group", 16), ("vertex_group", 32), ("warp_scan", 32))

@@ -272,6 +272,19 @@ def test_kernel_c_counter_packs_as_the_header_says():
     assert not structs.fits_scan_counter(SimpleNamespace(num_arcs=10), 2 ** (64 - bits))
 
 
+def test_merge_path_chunk_by_busato_and_bombieris_rule():
+    """merge_path's chunk: a level's edges over the resident threads, in whole blocks, at most the rows a block stages
+    in shared memory (advance.cuh GG_MERGE_PATH_ROWS): a block of 256 takes 256 edges while the level has no more
+    edges than threads, 512 up to twice as many, and never more than the rows staged."""
+    rows = sources.header_constant("advance.cuh", "GG_MERGE_PATH_ROWS")
+    assert sources.MERGE_PATH_ROWS == rows
+    threads = 1000
+    assert [sources.merge_path_chunk(e, threads, 256) for e in (0, 1, 1000, 1001, 2000, 3500)] == [256, 256, 256, 512,
+                                                                                                   512, 1024]
+    assert sources.merge_path_chunk(10**9, threads, 256) == rows
+    assert sources.merge_path_chunk(10**9, 1, 32) == rows
+
+
 class _HostLog:
     """A log as the device leaves it (BrandesRun reads it with .get())."""
 

@@ -24,7 +24,9 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
             warp_scan     warp-level prefix sum of degrees, edges staged in shared memory (local Manhattan collapse)
             merge_path    device-wide binary search over an unordered prefix sum (global Manhattan collapse;
                           Busato & Bombieri kernels A-B-C: a level's emissions write the next queue's degree
-                          prefix sum, slots and edge range claimed by one packed 64-bit atomic a warp)
+                          prefix sum, slots and edge range claimed by one packed 64-bit atomic a warp; a block's
+                          chunk of ceil(edges / resident threads) x block edges, at most what its rows in shared
+                          memory allow)
             three_stage   MultiGraphS: deg % 32 by virtual warps of 4, the next % 256 by warps, the rest by the CTA
             block_scan    block-wide prefix sum of degrees, each thread's edges found by binary search (Busato's
                           scan-based / binary-search block mapping; Slota's local Manhattan collapse per team)

@@ -20,7 +20,7 @@ from ..cpu.atomics import atomic_add
 from . import runtime as rt
 from . import sources
 from .graph import CudaGraph, hub_chunks
-from .sources import ADVANCE_KERNELS, MERGE_PATH_CHUNK
+from .sources import ADVANCE_KERNELS, merge_path_chunk
 from .structs import DEDUP_BITS, IDENTITY, MONOIDS, SUPPORT_BITS, fits_scan_counter, unpack_scan_counter
 
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
@@ -223,7 +223,7 @@ class Operators:
             else:
                 scan = cp.cumsum(G.out_degree[queue])
                 total = int(scan[-1]) if qsize else 0
-            chunk = MERGE_PATH_CHUNK
+            chunk = merge_path_chunk(total, rt.resident_threads())
             work = (total + chunk - 1) // chunk * rt.BLOCK
         elif name == "adv_three_stage":
             work = (qsize + 63) // 64 * rt.BLOCK

@@ -13,7 +13,6 @@ from typing import Any
 from ...errors import BackendError, StrategyError
 from . import runtime as rt
 
-MERGE_PATH_CHUNK = 4096  # edges per block of the merge-path expansion
 # near-far's split pulls: rows of this many in-arcs and more go in chunks of as many, a warp each (GG_HEAVY_CHUNK;
 # docs/performance.md#near-far-sssp)
 HEAVY_CHUNK = 128
@@ -33,6 +32,18 @@ def header_constant(header: str, name: str) -> int:
     if match is None:
         raise BackendError(f"kernels/{header} does not #define {name} as a whole number")
     return int(match.group(1))
+
+
+MERGE_PATH_ROWS = header_constant("advance.cuh", "GG_MERGE_PATH_ROWS")  # rows a merge_path block stages
+
+
+def merge_path_chunk(edges: int, resident_threads: int, block: int = rt.BLOCK) -> int:
+    """The edges a block of merge_path expands at a time on a level of `edges` edges, by Busato & Bombieri's rule:
+    the edges spread over the device's resident threads in whole blocks (ceil(edges / threads) edges a thread, times
+    the block), at most the rows kernel B stages in shared memory (GG_MERGE_PATH_ROWS, kernels/advance.cuh), since
+    every row of a chunk but a degree-0 one holds one of its edges."""
+    per_thread = max(1, -(-int(edges) // int(resident_threads)))
+    return min(per_thread * block, MERGE_PATH_ROWS)
 
 
 def struct_fields(header: str, struct: str) -> tuple[tuple[str, str], ...]:

@@ -9,9 +9,10 @@
 //   warp_scan         warp-level prefix sum of the 32 degrees, rows staged in shared memory, each lane takes every
 //                     32nd edge and finds its row by binary search (Slota's local Manhattan loop collapse). Takes
 //                     the gathering supports too: without them one warp would expand a hub's whole row.
-//   merge_path        device-wide binary search: an exclusive prefix sum of frontier degrees (computed before the
-//                     launch) partitions the frontier's edges into equal chunks per block; each thread searches its
-//                     edges' rows (global Manhattan loop collapse; Busato & Bombieri kernels A-B).
+//   merge_path        device-wide binary search: a prefix sum of frontier degrees (written with the queue by kernel C,
+//                     or computed before the launch) partitions the frontier's edges into equal chunks per block; the
+//                     block stages its chunk's rows in shared memory and each thread searches its edges' rows there
+//                     (global Manhattan loop collapse; Busato & Bombieri kernels A-B).
 //   three_stage       MultiGraphS: 64 vertices per 256-thread CTA; the last deg % 32 edges by virtual warps of 4
 //                     lanes, the next (deg - deg%32) % 256 by warps (8 vertices each), the rest by the whole CTA.
 //   block_scan        warp_scan one level up: a block-wide prefix sum of its vertices' degrees, each thread takes every
@@ -216,13 +217,23 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
     }
 }
 
-// merge_path: `scan` is the inclusive prefix sum of the queue's degrees (scan[qsize-1] = total edges); block b takes
-// edges [b * chunk, (b + 1) * chunk) of the frontier; each thread finds the row of its edge by binary search, first
-// narrowed to the block's row range (the partition step).
+// merge_path (Busato & Bombieri's device-wide binary search): `scan` is the inclusive prefix sum of the queue's degrees
+// (scan[qsize-1] = total edges; in the queue's own order where kernel C wrote it, common.cuh gg_emit_scanned). Block b
+// takes edges [b * chunk, (b + 1) * chunk) of the frontier. Kernel A, the partition: the rows holding the block's
+// first and last edge, by binary search in global memory. Kernel B, the expansion: the block stages those rows (vertex,
+// where its edges start in `indices`, its exclusive prefix sum) in shared memory, and each thread finds the row of
+// each of its edges there by binary search. The host sizes `chunk` by the paper's rule (operators.merge_path_chunk):
+// the level's edges over the device's resident threads in whole blocks, at most GG_MERGE_PATH_ROWS, so that a chunk's
+// rows fit in shared memory -- every row but a degree-0 one holds an edge of the chunk. A chunk whose degree-0 rows
+// take it past GG_MERGE_PATH_ROWS rows searches the global prefix sum instead.
+#define GG_MERGE_PATH_ROWS 1024
 template <class F>
 __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, const float* weights, int weighted,
                                       const int* queue, int qsize, const i64* scan, i64 chunk, F f, GGOut out) {
     __shared__ int s_lo, s_hi;
+    __shared__ int s_u[GG_MERGE_PATH_ROWS];
+    __shared__ i64 s_excl[GG_MERGE_PATH_ROWS];  // the row's first edge among the frontier's
+    __shared__ i64 s_base[GG_MERGE_PATH_ROWS];  // offsets[u] - s_excl: frontier edge e of the row is indices[s_base + e]
     if (qsize == 0) return;
     const i64 total = scan[qsize - 1];
     for (i64 first = (i64)blockIdx.x * chunk; first < total; first += (i64)gridDim.x * chunk) {
@@ -237,14 +248,33 @@ __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, co
         }
         __syncthreads();
         const int row_lo = s_lo, row_hi = s_hi;
-        for (i64 e = first + threadIdx.x; e < last; e += blockDim.x) {  // kernel B: expand
-            int lo = row_lo, hi = row_hi;
-            while (lo < hi) { const int mid = (lo + hi) >> 1; if (scan[mid] > e) hi = mid; else lo = mid + 1; }
-            const int u = queue[lo];
-            const i64 row_first = lo > 0 ? scan[lo - 1] : 0;
-            const i64 k = offsets[u] + (e - row_first);
-            const int v = indices[k];
-            gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+        const int rows = row_hi - row_lo + 1;
+        if (rows <= GG_MERGE_PATH_ROWS) {  // kernel B from shared memory
+            for (int r = threadIdx.x; r < rows; r += blockDim.x) {
+                const int row = row_lo + r;
+                const int u = queue[row];
+                const i64 excl = row > 0 ? scan[row - 1] : 0;
+                s_u[r] = u;
+                s_excl[r] = excl;
+                s_base[r] = offsets[u] - excl;
+            }
+            __syncthreads();
+            for (i64 e = first + threadIdx.x; e < last; e += blockDim.x) {
+                const int r = gg_row_of_edge(s_excl, rows, e);
+                const i64 k = s_base[r] + e;
+                const int v = indices[k];
+                gg_emit(out, f(s_u[r], v, gg_weight(weights, weighted, k)), v);
+            }
+        } else {  // more degree-0 rows than shared memory holds: the global prefix sum
+            for (i64 e = first + threadIdx.x; e < last; e += blockDim.x) {
+                int lo = row_lo, hi = row_hi;
+                while (lo < hi) { const int mid = (lo + hi) >> 1; if (scan[mid] > e) hi = mid; else lo = mid + 1; }
+                const int u = queue[lo];
+                const i64 row_first = lo > 0 ? scan[lo - 1] : 0;
+                const i64 k = offsets[u] + (e - row_first);
+                const int v = indices[k];
+                gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+            }
         }
         __syncthreads();
     }
