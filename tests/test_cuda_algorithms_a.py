@@ -62,7 +62,7 @@ PATHS = [Strategy.parse(p) for p in CPU_PATHS]
 PROGRAM_STRATEGIES = PATHS + [
     Strategy(balance="vertex_group", group_size=1), Strategy(balance="vertex_group", group_size=16),
     Strategy(balance="vertex_group", group_size=4, supports=GATHER), Strategy(balance="warp_scan"),
-    Strategy(balance="merge_path"), Strategy(balance="three_stage"),
+    Strategy(balance="merge_path"), Strategy(sync="async", balance="merge_path"), Strategy(balance="three_stage"),
     Strategy(direction="pull", frontier="bitmap", balance="vertex_group", group_size=32),
 ] + [  # an edge queue under each duplicate removal (a min or max program runs each as named: programs.py)
     Strategy(balance="vertex_group", group_size=1, frontier="edge_queue", dedup=d) for d in ("none", "warp_hash", "block")

@@ -284,8 +284,6 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
         return _device_pass(be, G, graph, state, worklist, controller, trace, phase, defer and lazy and max_rounds > 0,
                             source)
     base, params = rules
-    if base.balance == "merge_path":  # its scan needs the host between rounds
-        return worklist, 0, nothing_to_check
     n = graph.num_vertices
     if lazy and defer:
         pending = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
@@ -311,8 +309,7 @@ def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | N
     first worklist's out-edges read when the trace is first read. Otherwise the host loop runs the pass (no hand-off)."""
     decision = controller.single_pass(graph.num_vertices, graph.num_arcs)
     s = decision.strategy if decision is not None else None
-    if (not lazy or s is None or s.sync != "async" or s.direction != "push" or s.drive == "topology"
-            or s.balance == "merge_path"):
+    if not lazy or s is None or s.sync != "async" or s.direction != "push" or s.drive == "topology":
         return worklist, 0, nothing_to_check
     pending = be.program_persistent(G, state, worklist, s, "push", lazy=True)
 

@@ -466,7 +466,7 @@ def test_duplicate_removal_during_lookup(balance):
 
 # ------------------------------------------------------------------------------------------ persistent kernel
 ASYNC_STRATEGIES = (
-    [Strategy(sync="async", **b) for b in BALANCERS if b["balance"] != "merge_path"]
+    [Strategy(sync="async", **b) for b in BALANCERS]
     + [Strategy(sync="async", lookup="bitmask", balance="twc")]
     + [Strategy(sync="async", balance="vertex_group", group_size=4, supports=frozenset({"warp_gather", "block_gather"}))]
     + [Strategy(sync="async", direction="pull", frontier="bitmap", balance="vertex_group", group_size=g) for g in (1, 4, 16, 32)]
@@ -478,6 +478,34 @@ ASYNC_STRATEGIES = (
 def test_bfs_persistent_kernel(spec, strategy):
     g = gg.load(spec)
     same_bfs(g, int(np.argmax(g.out_degree())), strategy)
+
+
+@pytest.mark.parametrize("spec", ["kron:12", "rmat:11:8", "grid:40:50:0.8"])
+def test_merge_path_rounds_in_one_persistent_launch(spec, monkeypatch):
+    """merge_path inside the persistent kernel: each round's compute phase appends the senders with their degree
+    prefix sum (one packed 64-bit atomic a block) and the push searches it, so the whole traversal is one launch of
+    many rounds and no host-driven level (before, its scan needed the host: a launch and a read each level)."""
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    runs = []
+    persistent = be.program_persistent
+
+    def recorded(*args, **kwargs):
+        run = persistent(*args, **kwargs)
+        runs.append(run.result() if hasattr(run, "result") else run)
+        return run
+
+    monkeypatch.setattr(be, "program_persistent", recorded)
+    monkeypatch.setattr(be, "_advance_level", lambda *a, **k: pytest.fail("a host-driven level ran"))
+    g = gg.load(spec)
+    s = int(np.argmax(g.out_degree()))
+    st = Strategy(sync="async", balance="merge_path")
+    gpu = gg.bfs(g, s, backend="cuda", strategy=st, layout="given")
+    np.testing.assert_array_equal(gpu.distances, gg.bfs(g, s, backend="cpu").distances)
+    (run,) = runs
+    assert run.rounds == int(gpu.distances.max()) + 1  # a round a level, the last one finding nothing new
+    assert run.edges_processed(g.num_arcs) == int(g.out_degree()[gpu.distances >= 0].sum())
 
 
 @pytest.mark.parametrize("spec", ["kron:14", "rmat:13:16", "er:20000:12"])
@@ -772,8 +800,7 @@ def test_async_topology_driven_rounds_run_in_one_persistent_launch(monkeypatch, 
         raise AssertionError("an async topology-driven round ran on the host")
 
     monkeypatch.setattr(be, "program_persistent", counted)
-    monkeypatch.setattr(be, "_program_drain", host_round)
-    monkeypatch.setattr(be, "_compute", host_round)
+    monkeypatch.setattr(be, "_compute", host_round)  # every host-driven round computes through it
     g = gg.load("grid:30:30:0.9:w")
     n = g.num_vertices
     values = np.full(n, -np.inf)

@@ -51,7 +51,7 @@ def test_generated_modules_compile(tmp_path):
     modules = [_module(e) for e in FUNCTORS] + [sources.program_module(p) for p in PROGRAMS] + [sources.UTILITY_SOURCE,
                                                                                           brandes.SOURCE]
     modules += [sources.persistent_module(bfs.BFS_PROGRAM, balancer, group)
-                for balancer in ADVANCE_KERNELS.values() if balancer != "adv_merge_path"
+                for balancer in ADVANCE_KERNELS.values()
                 for group in sources.PERSISTENT_PULL_GROUPS[:1]]
     modules.append(_afforest_steps())
     modules.append(_trim_steps())
@@ -214,7 +214,7 @@ def test_struct_fields_nest_and_expand_arrays():
 
     layout = KernelStruct("persistent.cuh", "GGPersistentArgs")
     names = [name for name, _ in layout.fields]
-    assert names[-1] == "st.light_chunks" and names.index("st.queue[1]") == names.index("st.queue[0]") + 1
+    assert names[-1] == "st.scan" and names.index("st.queue[1]") == names.index("st.queue[0]") + 1
     assert dict(layout.fields)["st.delta"] == "f" and "visited" not in names and "st.visited" in names
     queues = (SimpleNamespace(data=SimpleNamespace(ptr=0x10)), SimpleNamespace(data=SimpleNamespace(ptr=0x20)))
     template = layout.pack({"n": 9, "st": {"queue": queues, "delta": 2.5}})

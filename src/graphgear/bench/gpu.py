@@ -188,8 +188,8 @@ def ablation_strategies() -> list[tuple[str, Strategy]]:
     and, where the technique runs inside the persistent kernel, one launch in all (async)."""
     return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in TECHNIQUES
             for sync in ("sync", "async")
-            # merge_path's scan needs the host between levels; the two-phase queue has no persistent form
-            if not (sync == "async" and (fields["balance"] == "merge_path" or "frontier" in fields))]
+            # the two-phase queue has no persistent form
+            if not (sync == "async" and "frontier" in fields)]
 
 
 def ablation_columns() -> list[tuple[str, Any]]:

@@ -153,7 +153,7 @@ def near_far_hops(graph: Any) -> bool:
 def label_correcting(strategy: Strategy, hops: int | None = None) -> Strategy:
     """An async push-dd strategy with block-local hops: `hops` (LOCAL_HOPS) levels per grid barrier, status lookup (a visited bit
     assumes the first value is final, which label correcting does not). For monotone programs on high-diameter
-    graphs; unchanged where the strategy's balancer has no persistent form (merge_path)."""
+    graphs; unchanged where the strategy's balancer has no block-local form (merge_path)."""
     if strategy.balance == "merge_path":
         return strategy
     return strategy.with_(sync="async", direction="push", drive="data", lookup="status",

@@ -118,7 +118,8 @@ class Operators:
         if strategy.sync == "async" and strategy.balance != "merge_path":
             return self._advance_persistent(G, frontier, functor, strategy, state)
         module = self._functor_module(functor, "advance", state)
-        if strategy.sync == "async":  # merge_path's scan needs the host between levels: drained level by level
+        if strategy.sync == "async":  # a functor's persistent rounds write no senders' prefix sum for merge_path to
+            # search (a vertex program's do: persistent.py): drained level by level
             current = frontier.to_sparse()
             level = strategy.with_(sync="sync", frontier="vertex_queue", drive="data")
             while current.size:

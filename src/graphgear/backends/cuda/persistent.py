@@ -24,7 +24,7 @@ from . import sources
 from .graph import CudaGraph
 from .programs import CudaProgramState
 from .sources import ADVANCE_KERNELS, header_constant
-from .structs import MONOIDS, SUPPORT_BITS, KernelStruct, _barrier_timed_out
+from .structs import MONOIDS, SUPPORT_BITS, KernelStruct, _barrier_timed_out, fits_scan_counter
 
 LOG_ROWS = 1 << 16  # persistent kernel: rounds logged per launch
 LOG_FIELDS = header_constant("persistent.cuh", "GG_LOG_FIELDS")  # fields per logged round
@@ -87,6 +87,7 @@ class PersistentBuffers:
     bucket_bits: Any = None
     bucket_n: Any = None  # uint32[6]
     heavy_edges: Any = None  # uint64[2]: heavy arcs listed or pulled, and the arcs of the rows a pull skipped
+    scan: Any = None  # int64[n + 1]: merge_path's senders' degree prefix sum (allocated on first use)
     visited: Any = None  # bitmask lookup's bitmap, lent to one program state at a time (_persistent_visited)
     visited_owner: Any = None  # weakref to that state
     report: Any = None  # the control words read back behind each launch (REPORT_WORDS)
@@ -348,6 +349,13 @@ class PersistentDriver:
             B.bucket = (cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32))
             B.bucket_bits = cp.zeros(rt.bitmap_words(n), dtype=cp.uint32)
 
+    def _senders_scan(self, B: PersistentBuffers, n: int) -> Any:
+        """merge_path's senders' degree prefix sum (B.scan), allocated on first use (8 bytes a vertex)."""
+        if B.scan is None:
+            rt.check_free_memory(8 * (n + 1), "merge_path's prefix sum of the senders' degrees")
+            B.scan = self.xp.empty(n + 1, dtype=self.xp.int64)
+        return B.scan
+
     def _coresident_blocks(self, kernel: Any, sparse: bool, dense: int = 2) -> int:
         """Blocks that can all be resident at once (a grid barrier needs every block running), at most the occupancy
         API's answer (asked once per kernel; __launch_bounds__(256, 2) guarantees 2) times the multiprocessors. By
@@ -377,8 +385,8 @@ class PersistentDriver:
         """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
 
         mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
-        rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (not merge_path, whose scan
-        needs the host), pull groups of the strategy's group size (vertex_group) or 1. A topology-driven strategy
+        rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (merge_path searches the
+        senders' degree prefix sum that each round's compute phase writes), pull groups of the strategy's group size (vertex_group) or 1. A topology-driven strategy
         computes every vertex each round (the worklist only keeps the rounds going while something changes). Output
         queues are exact (claim bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
         persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
@@ -456,10 +464,20 @@ class PersistentDriver:
         t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
                                            else (G.offsets, G.indices, G.weights))
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
+        # merge_path: the rounds append the senders with their degree prefix sum in one packed 64-bit word a block
+        # (kernel C's packing) and search it (kernels/persistent.cuh, GGExpand::scanned). It spreads every edge of a
+        # round evenly, so no hub queue; it has no expansion without that sum, so no fused rounds (below) and no
+        # near-far heavy rows
+        merge_path = strategy.balance == "merge_path"
+        if merge_path and (light_heavy or not fits_scan_counter(G, n)):
+            raise StrategyError("merge_path's persistent rounds search the senders' prefix sum their compute phase "
+                                "writes: " + ("the light/heavy split's heavy rows have none (use another balance)"
+                                              if light_heavy else f"a graph of {n:,} vertices and {G.num_arcs:,} arcs "
+                                              "does not fit its packed 64-bit counter"))
         # the hub queue H of a push round: grid gathering's teams (block gathering one level up) from
         # grid_gather_degree, Busato & Bombieri's supplementary queues' bins above their threshold (gg_expand_hubs)
-        huge, supplementary = rt.hub_degrees(strategy.supports if strategy.direction == "push" else (),
-                                             "block_gather" in strategy.supports and strategy.direction == "push",
+        push_supports = () if merge_path or strategy.direction != "push" else strategy.supports
+        huge, supplementary = rt.hub_degrees(push_supports, "block_gather" in push_supports,
                                              self.grid_gather_degree, self.supplementary_threshold)
         gather = huge < 1 << 62
         hops = strategy.hops if mode == "push" else 1
@@ -474,7 +492,7 @@ class PersistentDriver:
                                 "hops schedule a worklist it does not keep")
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
         # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
-        fused = not light_heavy and not topology and mode == "push" and s.monoid != MONOIDS["sum"] and (
+        fused = not merge_path and not light_heavy and not topology and mode == "push" and s.monoid != MONOIDS["sum"] and (
             hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
         fields: dict[str, Any] = dict(offsets=G.offsets, indices=G.indices, weights=G.weights)
         state: dict[str, Any] = {}  # GGPersistentState's fields
@@ -513,7 +531,7 @@ class PersistentDriver:
             claim_bits=B.claim_bits, words=rt.bitmap_words(n), active_bits=B.active_bits, barrier=B.barrier,
             status=B.status, log=B.log, log_rows=LOG_ROWS, delta=delta, far=B.far, far_bits=B.far_bits, far_n=B.far_n,
             refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges, widen_max=widen,
-            supplementary=supplementary)
+            supplementary=supplementary, scan=self._senders_scan(B, n) if merge_path else None)
         fields["st"] = state
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
         return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))

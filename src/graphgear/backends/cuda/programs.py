@@ -1,6 +1,6 @@
 """A vertex program on the device: its state (CudaProgramState) and its host-driven rounds (kernels/program.cuh):
-compute, then push through the advance kernels or pull over the in-edges; an async round drains the worklist, or runs
-every round in one launch (persistent.py). CudaBackend takes this part from here."""
+compute, then push through the advance kernels or pull over the in-edges; async, every round in one launch
+(persistent.py). CudaBackend takes this part from here."""
 
 from __future__ import annotations
 
@@ -141,8 +141,6 @@ class Programs:
         if strategy.sync == "async":
             if strategy.direction == "pull" and s.monoid == MONOIDS["sum"]:
                 raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
-            if strategy.balance == "merge_path":  # its scan needs the host between levels
-                return self._program_drain(G, s, worklist, strategy)
             run = self.program_persistent(G, s, worklist, strategy, strategy.direction)
             return run.remaining, run.edges_processed(G.num_arcs)
         self.fill_state(s)
@@ -180,17 +178,3 @@ class Programs:
         if s.visited is None:
             s.visited = self.xp.zeros(rt.bitmap_words(int(s.value.size)), dtype=self.xp.uint32)
         return s.visited
-
-    def _program_drain(self, G: CudaGraph, s: CudaProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
-        """Async: rounds run back to back until the worklist is empty, without the controller in between."""
-        level = strategy.with_(sync="sync")
-        edges = 0
-        current = worklist
-        rounds = 0
-        while current.size:
-            current, e = self.program_round(G, s, current, level)
-            edges += e
-            rounds += 1
-            if level.drive == "topology" and rounds > G.num_vertices + 1:
-                break
-        return Frontier.empty(G.num_vertices, self.xp), edges

@@ -293,16 +293,22 @@ def nvcc_bundle(modules: list[str]) -> str:
 PERSISTENT_PULL_GROUPS = (1, 4, 16, 32)
 
 
-def _expand_struct(balancer: str) -> str:
+def _expand_struct(balancer: str, scanned: bool = False) -> str:
     """struct GGExpand: one advance load balancer behind a common call, with the prepare hook and the team that shares
-    its loops (the grid, or one block for block-local hops; kernels/advance.cuh)."""
-    if balancer not in ADVANCE_BODIES or balancer in ("adv_merge_path", "adv_mask"):
+    its loops (the grid, or one block for block-local hops; kernels/advance.cuh). `scanned` (merge_path, in a vertex
+    program's persistent kernel): the kernel's rounds append the senders with their degree prefix sum and search it
+    (GGExpand::scanned, kernels/persistent.cuh); merge_path has no expansion without that sum, so its run() is never
+    called (the host runs it in no fused round, block-local hop or near-far heavy row) and traps if it is."""
+    merge_path = balancer == "adv_merge_path"
+    if balancer not in ADVANCE_BODIES or balancer == "adv_mask" or merge_path != scanned:
         raise StrategyError(f"no persistent kernel for the {balancer} expansion")
+    body = "__trap();" if merge_path else f"{ADVANCE_BODIES[balancer][:-2]}, prepare, team);"
     return (
-        "struct GGExpand {\n    template <class F, class L, class T = GGGrid>\n"
+        f"struct GGExpand {{\n    static constexpr bool scanned = {'true' if scanned else 'false'};\n"
+        "    template <class F, class L, class T = GGGrid>\n"
         "    __device__ static void run(const i64* offsets, const int* indices, const float* weights, int weighted, "
         "const int* queue, int qsize, F f, GGOut out, int supports, L prepare, T team = T()) {\n"
-        f"        {ADVANCE_BODIES[balancer][:-2]}, prepare, team);\n    }}\n}};\n"
+        f"        {body}\n    }}\n}};\n"
     )
 
 
@@ -328,11 +334,11 @@ def persistent_advance_module(functor: Any, types: tuple[str, ...], balancer: st
 
 def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
     """The persistent traversal kernel (kernels/persistent.cuh) of a vertex program, pushing through one advance load
-    balancer (a key of ADVANCE_BODIES other than merge_path, whose scan needs the host) and pulling with groups of
-    `pull_group` lanes. One small module per combination, compiled when first used."""
+    balancer (a key of ADVANCE_BODIES; merge_path over the senders' prefix sum its rounds write) and pulling with
+    groups of `pull_group` lanes. One small module per combination, compiled when first used."""
     if pull_group not in PERSISTENT_PULL_GROUPS:
         raise StrategyError(f"persistent pull groups are {PERSISTENT_PULL_GROUPS}, got {pull_group}")
-    expand = _expand_struct(balancer)
+    expand = _expand_struct(balancer, scanned=balancer == "adv_merge_path")
     kernel = (
         'extern "C" __global__ void __launch_bounds__(256, 2) persistent('
         "const __grid_constant__ GGPersistentArgs a) {\n"

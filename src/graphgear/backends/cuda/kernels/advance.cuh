@@ -227,6 +227,13 @@ __device__ void gg_advance_warp_scan(const i64* offsets, const int* indices, con
 // rows fit in shared memory -- every row but a degree-0 one holds an edge of the chunk. A chunk whose degree-0 rows
 // take it past GG_MERGE_PATH_ROWS rows searches the global prefix sum instead.
 #define GG_MERGE_PATH_ROWS 1024
+// The chunk by the same rule inside one launch (the persistent kernel: the level's edges known only on the device):
+// over the grid's threads, which are its resident threads.
+__device__ __forceinline__ i64 gg_merge_path_chunk(u64 edges) {
+    const u64 threads = (u64)gridDim.x * blockDim.x;
+    const u64 per_thread = edges > threads ? (edges + threads - 1) / threads : 1;
+    return (i64)min(per_thread * blockDim.x, (u64)GG_MERGE_PATH_ROWS);
+}
 template <class F>
 __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, const float* weights, int weighted,
                                       const int* queue, int qsize, const i64* scan, i64 chunk, F f, GGOut out) {
@@ -368,53 +375,76 @@ __device__ void gg_advance_block_scan(const i64* offsets, const int* indices, co
     }
 }
 
+// Slota's hierarchical expansion, one block-sized step: every thread of the block brings one vertex u (-1: none) and
+// its row [start, end). A row of blockDim arcs or more goes to the block's TEAM queue, one of 32 or more to its WARP
+// queue, both in shared memory holding vertex ids (their rows are read again from the offsets), and the thread expands
+// a shorter row itself at once: row.thread(u, start, end). Then the whole block takes each team row in turn
+// (row.team(w): every thread of the block calls it) and the warps share the warp rows (row.warp(w): every lane of
+// the warp calls it). R says what a row's arcs do: an advance emits them (gg_advance_hierarchical), Brandes' device
+// loop sums them (brandes.cuh GGHierarchicalExpansion). Every thread of the block calls it (block barriers inside).
+struct GGHierarchicalQueues {
+    int team[GG_BLOCK];
+    int warp[GG_BLOCK];
+    int sizes[2];  // team queue, warp queue
+};
+__device__ __forceinline__ GGHierarchicalQueues& gg_hierarchical_queues() {  // one copy for every R (a static of a
+    __shared__ GGHierarchicalQueues q;                                        // non-template): no step nests in another
+    return q;
+}
+
+template <class R>
+__device__ __forceinline__ void gg_hierarchical_step(int u, i64 start, i64 end, R& row) {
+    GGHierarchicalQueues& q = gg_hierarchical_queues();
+    if (threadIdx.x < 2) q.sizes[threadIdx.x] = 0;
+    __syncthreads();
+    const i64 degree = end - start;
+    if (u >= 0 && degree >= (i64)blockDim.x) {
+        q.team[atomicAdd(&q.sizes[0], 1)] = u;
+    } else if (u >= 0 && degree >= GG_WARP) {
+        q.warp[atomicAdd(&q.sizes[1], 1)] = u;
+    } else if (u >= 0) {
+        row.thread(u, start, end);
+    }
+    __syncthreads();
+    const int teams = q.sizes[0], warp_rows = q.sizes[1];
+    for (int j = 0; j < teams; ++j) row.team(q.team[j]);
+    for (int j = threadIdx.x >> 5; j < warp_rows; j += blockDim.x >> 5) row.warp(q.warp[j]);
+    __syncthreads();  // the queues are the next step's
+}
+
+// An advance's rows in gg_hierarchical_step: each arc through f, emitted into out.
+template <class F>
+struct GGEmitRows {
+    const i64* offsets;
+    const int* indices;
+    const float* weights;
+    int weighted;
+    F f;
+    GGOut out;
+    __device__ __forceinline__ void arcs(int u, i64 first, i64 end, int step) {
+        for (i64 k = first; k < end; k += step) {
+            const int v = indices[k];
+            gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+        }
+    }
+    __device__ __forceinline__ void thread(int u, i64 start, i64 end) { arcs(u, start, end, 1); }
+    __device__ __forceinline__ void team(int w) { arcs(w, offsets[w] + threadIdx.x, offsets[w + 1], blockDim.x); }
+    __device__ __forceinline__ void warp(int w) { arcs(w, offsets[w] + gg_lane(), offsets[w + 1], GG_WARP); }
+};
+
 // hierarchical (header notes). `supports`: only the duplicate removal bits are used; the team and warp queues are
-// the gathering. The thread level expands at once, before the queues are complete.
+// the gathering.
 template <class F, class L = GGKeep, class T = GGGrid>
 __device__ void gg_advance_hierarchical(const i64* offsets, const int* indices, const float* weights, int weighted,
                                         const int* queue, int qsize, F f, GGOut out, int supports, L prepare = L(),
                                         T team = T()) {
-    __shared__ int s_team[GG_BLOCK];  // the queues hold vertex ids; their rows are read again from the offsets
-    __shared__ int s_warp[GG_BLOCK];
-    __shared__ int s_sizes[2];  // team queue, warp queue
-    const int lane = gg_lane();
-    const int warp = threadIdx.x >> 5;
-    const int warps = blockDim.x >> 5;
+    GGEmitRows<F> rows{offsets, indices, weights, weighted, f, out};
     const int stride = T::blocks() * blockDim.x;
     for (int base = T::rank() * blockDim.x; base < qsize; base += stride) {
-        if (threadIdx.x < 2) s_sizes[threadIdx.x] = 0;
-        __syncthreads();
         i64 start, end;
         const int u = gg_load_entry(offsets, queue, qsize, base + T::slot(threadIdx.x), supports & (GG_DEDUP_WARP | GG_DEDUP_BLOCK),
                                     prepare, out, start, end);
-        const i64 degree = end - start;
-        if (u >= 0 && degree >= (i64)blockDim.x) {
-            s_team[atomicAdd(&s_sizes[0], 1)] = u;
-        } else if (u >= 0 && degree >= GG_WARP) {
-            s_warp[atomicAdd(&s_sizes[1], 1)] = u;
-        } else {
-            for (i64 k = start; k < end; ++k) {  // the thread level
-                const int v = indices[k];
-                gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
-            }
-        }
-        __syncthreads();
-        const int teams = s_sizes[0], warp_rows = s_sizes[1];
-        for (int j = 0; j < teams; ++j) {  // the team level: the whole block on each row
-            const int w = s_team[j];
-            for (i64 k = offsets[w] + threadIdx.x; k < offsets[w + 1]; k += blockDim.x) {
-                const int v = indices[k];
-                gg_emit(out, f(w, v, gg_weight(weights, weighted, k)), v);
-            }
-        }
-        for (int j = warp; j < warp_rows; j += warps) {  // the warp level: a warp on each row
-            const int w = s_warp[j];
-            for (i64 k = offsets[w] + lane; k < offsets[w + 1]; k += GG_WARP) {
-                const int v = indices[k];
-                gg_emit(out, f(w, v, gg_weight(weights, weighted, k)), v);
-            }
-        }
-        __syncthreads();
+        gg_hierarchical_step(u, start, end, rows);
     }
 }
 

@@ -20,6 +20,7 @@
 // two words, then GG_BRANDES_FIELDS per row: phase (0 forward, 1 backward, 2 a source's start), level (the source,
 // for a start), |level|, outDegree(level) (forward), %globaltimer. Rows past log_rows are counted, not written.
 #pragma once
+#include "advance.cuh"
 #include "grid.cuh"
 
 #define GG_BRANDES_FIELDS 5
@@ -114,22 +115,15 @@ struct GGThreadExpansion {
 };
 
 // Slota's hierarchical expansion (Slota, Rajamanickam, Madduri, "High-performance Graph Analytics on Manycore
-// Processors", IPDPS'15, Algorithm 3; advance.cuh's gg_advance_hierarchical): each block takes blockDim vertices of
-// the level at a time and sorts them by degree into block-local queues in shared memory: degree >= blockDim to the
-// TEAM queue (the whole block on each row, the row's sum a block reduction), degree >= 32 to the WARP queue (a warp on
-// each row, a warp reduction); the rest each thread expands at once, before the queues (as advance.cuh's does). The
-// queues hold vertex ids; their rows are read again from the offsets. Block-wide barriers inside: the loop over the
-// level goes in block-sized steps, the same number for every thread of a block.
+// Processors", IPDPS'15, Algorithm 3): each block takes blockDim vertices of the level at a time through advance.cuh's
+// gg_hierarchical_step, which sorts them by degree into block-local queues: degree >= blockDim to the TEAM queue (the
+// whole block on each row, the row's sum a block reduction), degree >= 32 to the WARP queue (a warp on each row, a
+// warp reduction); the rest each thread expands at once. The loop over the level goes in block-sized steps, the same
+// number for every thread of a block (block barriers inside).
 struct GGHierarchicalExpansion {
-    struct Queues {
-        int team[GG_BLOCK];
-        int warp[GG_BLOCK];
-        int sizes[2];                      // team queue, warp queue
-        double part[GG_BLOCK / GG_WARP];  // a team row's warp sums
-    };
-    __device__ static __forceinline__ Queues& queues() {  // one copy for every F (a static of a non-template)
-        __shared__ Queues q;
-        return q;
+    __device__ static __forceinline__ double* parts() {  // a team row's warp sums; one copy for every F (a static of
+        __shared__ double part[GG_BLOCK / GG_WARP];      // a non-template)
+        return part;
     }
 
     __device__ static __forceinline__ double warp_sum(double acc) {
@@ -138,58 +132,50 @@ struct GGHierarchicalExpansion {
         return acc;  // lane 0's is the warp's
     }
 
+    // F's rows in gg_hierarchical_step: edge() for each arc, then done(row, its sum) by one thread where F sums
+    template <class F>
+    struct Rows {
+        const i64* offsets;
+        const int* indices;
+        F& f;
+        __device__ __forceinline__ double sum(int u, i64 first, i64 end, int step) {
+            const auto r = f.row(u);
+            double acc = 0.0;
+            for (i64 e = first; e < end; e += step) f.edge(r, indices[e], acc);
+            return acc;
+        }
+        __device__ __forceinline__ void thread(int u, i64 start, i64 end) { f.done(u, sum(u, start, end, 1)); }
+        __device__ __forceinline__ void team(int w) {
+            double acc = sum(w, offsets[w] + threadIdx.x, offsets[w + 1], blockDim.x);
+            if constexpr (F::sums) {
+                double* part = parts();
+                acc = warp_sum(acc);
+                if (gg_lane() == 0) part[threadIdx.x >> 5] = acc;
+                __syncthreads();
+                if (threadIdx.x == 0) {
+                    for (int k = 1; k < (int)(blockDim.x >> 5); ++k) acc += part[k];
+                    f.done(w, acc);
+                }
+                __syncthreads();  // part is the next row's
+            }
+        }
+        __device__ __forceinline__ void warp(int w) {
+            double acc = sum(w, offsets[w] + gg_lane(), offsets[w + 1], GG_WARP);
+            if constexpr (F::sums) {
+                acc = warp_sum(acc);
+                if (gg_lane() == 0) f.done(w, acc);
+            }
+        }
+    };
+
     template <class F>
     __device__ static void level(const i64* offsets, const int* indices, const int* order, int lo, int hi, F& f) {
-        Queues& q = queues();
-        const int lane = gg_lane(), warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+        Rows<F> rows{offsets, indices, f};
         const int stride = gridDim.x * blockDim.x;
         for (int base = lo + blockIdx.x * blockDim.x; base < hi; base += stride) {  // uniform trip count in a block
-            if (threadIdx.x < 2) q.sizes[threadIdx.x] = 0;
-            __syncthreads();
             const int i = base + threadIdx.x;
             const int u = i < hi ? __ldcg(order + i) : -1;
-            const i64 start = u >= 0 ? offsets[u] : 0, end = u >= 0 ? offsets[u + 1] : 0;
-            if (end - start >= (i64)blockDim.x) {
-                q.team[atomicAdd(&q.sizes[0], 1)] = u;
-            } else if (end - start >= GG_WARP) {
-                q.warp[atomicAdd(&q.sizes[1], 1)] = u;
-            } else if (u >= 0) {  // the thread level
-                const auto r = f.row(u);
-                double acc = 0.0;
-                for (i64 e = start; e < end; ++e) f.edge(r, indices[e], acc);
-                f.done(u, acc);
-            }
-            __syncthreads();
-            const int teams = q.sizes[0], warp_rows = q.sizes[1];
-            for (int j = 0; j < teams; ++j) {  // the team level: the whole block on each row
-                const int w = q.team[j];
-                const auto r = f.row(w);
-                double acc = 0.0;
-                const i64 end = offsets[w + 1];
-                for (i64 e = offsets[w] + threadIdx.x; e < end; e += blockDim.x) f.edge(r, indices[e], acc);
-                if constexpr (F::sums) {
-                    acc = warp_sum(acc);
-                    if (lane == 0) q.part[warp] = acc;
-                    __syncthreads();
-                    if (threadIdx.x == 0) {
-                        for (int k = 1; k < warps; ++k) acc += q.part[k];
-                        f.done(w, acc);
-                    }
-                    __syncthreads();  // q.part is the next row's
-                }
-            }
-            for (int j = warp; j < warp_rows; j += warps) {  // the warp level: a warp on each row
-                const int w = q.warp[j];
-                const auto r = f.row(w);
-                double acc = 0.0;
-                const i64 end = offsets[w + 1];
-                for (i64 e = offsets[w] + lane; e < end; e += GG_WARP) f.edge(r, indices[e], acc);
-                if constexpr (F::sums) {
-                    acc = warp_sum(acc);
-                    if (lane == 0) f.done(w, acc);
-                }
-            }
-            __syncthreads();  // the queues are the next step's
+            gg_hierarchical_step(u, u >= 0 ? offsets[u] : 0, u >= 0 ? offsets[u + 1] : 0, rows);
         }
     }
 };

@@ -248,6 +248,53 @@ __device__ __forceinline__ void gg_emit_scanned(const GGOut& out, bool take, int
     }
 }
 
+// gg_block_append_add for a queue that carries its degree prefix sum (merge_path's sender queue in the persistent
+// kernel): ONE 64-bit atomicAdd a block on *packed claims the block's slots and its range of the queue's edges at once
+// (kernel C's packing, as gg_emit_scanned's: the length from GG_SCAN_EDGE_BITS up, the edges below), and each taker
+// writes its vertex and the inclusive sum of the queue's degrees up to it, in the queue's own (unordered) order.
+// Every thread of the block calls it, with full warps.
+__device__ __forceinline__ void gg_block_append_scanned(bool take, int value, u64 degree, int* queue, i64* scan,
+                                                        u64* packed) {
+    __shared__ u32 s_count[GG_BLOCK / GG_WARP];  // a warp's takers, then the takers of the warps before it
+    __shared__ u64 s_edges[GG_BLOCK / GG_WARP];  // a warp's degrees, then the degrees of the warps before it
+    __shared__ u64 s_base;
+    const int lane = gg_lane();
+    const int warp = threadIdx.x >> 5;
+    const u32 ballot = __ballot_sync(GG_FULL_MASK, take);
+    u64 inclusive = take ? degree : 0;
+    #pragma unroll
+    for (int o = 1; o < GG_WARP; o <<= 1) {
+        const u64 x = __shfl_up_sync(GG_FULL_MASK, inclusive, o);
+        if (lane >= o) inclusive += x;
+    }
+    if (lane == GG_WARP - 1) {
+        s_count[warp] = __popc(ballot);
+        s_edges[warp] = inclusive;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u32 taken = 0;
+        u64 edges = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
+            const u32 c = s_count[w];
+            const u64 e = s_edges[w];
+            s_count[w] = taken;
+            s_edges[w] = edges;
+            taken += c;
+            edges += e;
+        }
+        s_base = taken ? atomicAdd((unsigned long long*)packed, ((u64)taken << GG_SCAN_EDGE_BITS) | edges) : 0;
+    }
+    __syncthreads();
+    if (take) {
+        const u64 base = s_base;
+        const u64 slot = (base >> GG_SCAN_EDGE_BITS) + s_count[warp] + __popc(ballot & ((1u << lane) - 1u));
+        queue[slot] = value;
+        scan[slot] = (i64)((base & ((1ull << GG_SCAN_EDGE_BITS) - 1ull)) + s_edges[warp] + inclusive);
+    }
+    __syncthreads();  // the shared words are reused by the next call
+}
+
 __device__ __forceinline__ void gg_emit(const GGOut& out, bool active, int v) {
     if (out.mode == 2) {
         if (active) out.mask[v] = 1;

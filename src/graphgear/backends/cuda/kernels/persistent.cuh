@@ -105,6 +105,10 @@ struct GGPersistentState {
     const i64* light_chunk_first;
     const i64* light_chunk_last;
     u64 light_chunks;
+    // merge_path's sender queue carries its degree prefix sum, written as phase A appends (gg_block_append_scanned;
+    // its length and edges packed in the round's edge word), which the push searches (gg_advance_merge_path); null
+    // for the other balancers
+    i64* scan;
 };
 
 // The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy's host time on a launch of 64
@@ -771,15 +775,19 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 if (send) degree = (u64)d;
             }
             const bool is_huge = send && (i64)degree >= huge;
-            gg_block_append_add(send && !is_huge, u, S, &counters[0], degree, &st.edges[slot]);
+            if constexpr (Expand::scanned)  // merge_path: S with its degree prefix sum (no hubs: huge is out of reach)
+                gg_block_append_scanned(send, u, degree, S, st.scan, &st.edges[slot]);
+            else
+                gg_block_append_add(send && !is_huge, u, S, &counters[0], degree, &st.edges[slot]);
             gg_warp_append(is_huge, u, H, &counters[2]);
             if (st.heavy_offsets) gg_bucket_append(st, part, send, u, huge);
         }
         if (!gg_grid_sync(st.barrier, status)) return;
         const u32 nh = gg_load(&counters[2]);
-        const u32 ns_small = gg_load(&counters[0]);
+        const u64 edge_word = gg_load(&st.edges[slot]);
+        const u32 ns_small = Expand::scanned ? (u32)(edge_word >> GG_SCAN_EDGE_BITS) : gg_load(&counters[0]);
         const u32 ns = ns_small + nh;
-        const u64 ne = gg_load(&st.edges[slot]);
+        const u64 ne = Expand::scanned ? edge_word & ((1ull << GG_SCAN_EDGE_BITS) - 1ull) : edge_word;
         // SEP-Graph Algorithm 2, replicated in every thread (every thread reads the same counters)
         if (rules.mode == 2 && r > 0) {
             if (policy == GG_DIR_PUSH) {
@@ -811,9 +819,14 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                               GGProgramReduce<P>{message, buffer, monoid, p},
                               GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, buffer, 0.0, nullptr);
             } else if (policy == GG_DIR_PUSH) {
-                gg_push_senders<Expand>(offsets, indices, weights, weighted, S, ns_small, H, nh,
-                                        GGProgramPush<P>{message, buffer, monoid, p, st.visited},
-                                        GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports, st.supplementary);
+                if constexpr (Expand::scanned)  // Busato & Bombieri's device-wide binary search over S's prefix sum
+                    gg_advance_merge_path(offsets, indices, weights, weighted, S, (int)ns_small, st.scan,
+                                          gg_merge_path_chunk(ne), GGProgramPush<P>{message, buffer, monoid, p, st.visited},
+                                          GGOut{Qn, out_count, st.claim_bits, nullptr, 1});
+                else
+                    gg_push_senders<Expand>(offsets, indices, weights, weighted, S, ns_small, H, nh,
+                                            GGProgramPush<P>{message, buffer, monoid, p, st.visited},
+                                            GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports, st.supplementary);
             } else {
                 gg_set_bits(S, ns_small, st.active_bits);
                 gg_set_bits(H, nh, st.active_bits);
