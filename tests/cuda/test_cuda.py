@@ -226,7 +226,8 @@ def test_merge_path_chunk_rows(sinks_between):
     frontier = Frontier.from_vertices(cp.asarray(order, dtype=cp.int32), g.num_vertices, dtype=cp.int32)
     level = cp.full(g.num_vertices, -1, dtype=cp.int32)
     level[cp.asarray(order)] = 0
-    reached = be.advance(be.graph(g), frontier, VISIT, Strategy(balance="merge_path"), (level, cp.zeros(1, dtype=cp.int32)))
+    state = (level, cp.zeros(1, dtype=cp.int32))
+    reached = be.advance(be.graph(g), frontier, VISIT, Strategy(balance="merge_path"), state)
     np.testing.assert_array_equal(np.sort(cp.asnumpy(reached.vertices())), heads)
     expected = np.full(g.num_vertices, -1)
     expected[order] = 0

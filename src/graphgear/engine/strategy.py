@@ -153,8 +153,8 @@ class Strategy:
             raise StrategyError(f"hops={self.hops} is label-correcting: a vertex may improve after its first visit, "
                                 "which bitmask lookup (a visited bit, final at first) cannot express; use lookup=status")
         if self.hops > 1 and self.balance == "merge_path":
-            raise StrategyError(f"hops={self.hops} expands block-local queues, and merge_path spreads a level's edges over "
-                                "the whole grid by its prefix sum: it has no block-local form")
+            raise StrategyError(f"hops={self.hops} expands block-local queues, and merge_path spreads a level's edges "
+                                "over the whole grid by its prefix sum: it has no block-local form")
 
     # ------------------------------------------------------------------------------------------------------ forms
     @classmethod

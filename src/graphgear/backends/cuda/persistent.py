@@ -384,25 +384,25 @@ class PersistentDriver:
                            lazy: bool = False) -> PersistentRun | PendingRun:
         """Run the program's rounds inside one persistent cooperative kernel (kernels/persistent.cuh).
 
-        mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with
-        rules = (alpha, beta, E'). Push uses the strategy's load balancer and supports (merge_path searches the
-        senders' degree prefix sum that each round's compute phase writes), pull groups of the strategy's group size (vertex_group) or 1. A topology-driven strategy
-        computes every vertex each round (the worklist only keeps the rounds going while something changes). Output
-        queues are exact (claim bits), so `dedup` has nothing left to remove here. delta > 0 adds near-far priority scheduling (kernels/
-        persistent.cuh): buckets of width delta from `threshold`, all in the same launch; it runs to the end (no
-        max_rounds), since the far pile lives on the device. strategy.hops > 1 (a monotone program's push) expands
-        that many levels per grid barrier (block-local hops): the rounds then count grid barriers, not levels.
-        light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy split: the rounds push the
-        arcs lighter than delta, and each bucket's senders push their heavy arcs once when the bucket is done
-        (CudaGraph.light_heavy; the non-fused rounds). A bucket whose senders hold at least 1/heavy_pull_ratio of the
-        heavy arcs pulls them instead, and a round whose senders hold 1/light_pull_ratio of the light arcs pulls
-        every light arc (CudaGraph.split_csc: each vertex keeps its best in-arc, no contended atomics); on a
-        low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max, and take the widest width once
-        half the heavy arcs are listed (kernels/persistent.cuh gg_next_bucket; each measured on kron:21:w in
-        docs/performance.md#heavy-rows-pulled-adaptive-widths and #split-pulls-the-tail-light-rounds-pulled).
-        worklist None starts from the state's single-source start (program_state's `source`), made in the same
-        launch. Everything but the program state and the start is packed once per graph and configuration
-        (PersistentPlan): the kernel takes one struct, GGPersistentArgs.
+        mode "push" or "pull" fixes the direction; "adaptive" applies SEP-Graph Algorithm 2 on the device with rules =
+        (alpha, beta, E'). Push uses the strategy's load balancer and supports (merge_path searches the senders' degree
+        prefix sum that each round's compute phase writes), pull groups of the strategy's group size (vertex_group) or
+        1. A topology-driven strategy computes every vertex each round (the worklist only keeps the rounds going while
+        something changes). Output queues are exact (claim bits), so `dedup` has nothing left to remove here. delta > 0
+        adds near-far priority scheduling (kernels/persistent.cuh): buckets of width delta from `threshold`, all in the
+        same launch; it runs to the end (no max_rounds), since the far pile lives on the device. strategy.hops > 1 (a
+        monotone program's push) expands that many levels per grid barrier (block-local hops): the rounds then count
+        grid barriers, not levels. light_heavy (near-far, push, level-synchronous) adds Meyer & Sanders' light/heavy
+        split: the rounds push the arcs lighter than delta, and each bucket's senders push their heavy arcs once when
+        the bucket is done (CudaGraph.light_heavy; the non-fused rounds). A bucket whose senders hold at least
+        1/heavy_pull_ratio of the heavy arcs pulls them instead, and a round whose senders hold 1/light_pull_ratio of
+        the light arcs pulls every light arc (CudaGraph.split_csc: each vertex keeps its best in-arc, no contended
+        atomics); on a low-diameter graph the bucket widths adapt up to delta * 2^bucket_widen_max, and take the widest
+        width once half the heavy arcs are listed (kernels/persistent.cuh gg_next_bucket; each measured on kron:21:w in
+        docs/performance.md#heavy-rows-pulled-adaptive-widths and #split-pulls-the-tail-light-rounds-pulled). worklist
+        None starts from the state's single-source start (program_state's `source`), made in the same launch. Everything
+        but the program state and the start is packed once per graph and configuration (PersistentPlan): the kernel
+        takes one struct, GGPersistentArgs.
         lazy=True returns a PendingRun: nothing is read back until its result() is asked for (or the next persistent
         launch); only for a caller that does not go on from the worklist left (it is not read back then).
         """
@@ -492,8 +492,8 @@ class PersistentDriver:
                                 "hops schedule a worklist it does not keep")
         # fused rounds (compute inside the expansion, one barrier per round): a fixed push of an idempotent program
         # without hubs to gather grid-wide (none when no vertex reaches the hub degree); block-local hops always
-        fused = not merge_path and not light_heavy and not topology and mode == "push" and s.monoid != MONOIDS["sum"] and (
-            hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge))
+        fused = (not merge_path and not light_heavy and not topology and mode == "push" and s.monoid != MONOIDS["sum"]
+                 and (hops > 1 or not (gather and G.graph.degree_stats()["max_degree"] >= huge)))
         fields: dict[str, Any] = dict(offsets=G.offsets, indices=G.indices, weights=G.weights)
         state: dict[str, Any] = {}  # GGPersistentState's fields
         pull_from = light_from = 0
