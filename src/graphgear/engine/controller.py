@@ -93,8 +93,8 @@ HOPS_MAX_DEGREE = 32
 
 # Learned depth: SEP-Graph's delta test misses a high-diameter graph of higher average degree (a random geometric
 # graph: |E|/|V| 14, some 900 BFS levels), where Algorithm 2 never switches and each of the hundreds of levels pays a
-# grid barrier: BFS on rgg:21 took 15.5 ms level by level against 9.9 as one async pass (an H200, graphgear bench
-# --suite adaptive; docs/performance.md#learned-depth). The device's level-synchronous traversals record the levels
+# grid barrier, which one async pass does not (graphgear bench --suite adaptive; the figures in
+# docs/performance.md#learned-depth). The device's level-synchronous traversals record the levels
 # they ran per graph (`note_depth`: program.py, and BC's host-driven levels in betweenness.py), and auto treats a graph
 # that took at least DEEP_LEVELS levels, and has no hubs (Gini below DEEP_MAX_GINI: an async pass over hubs re-relaxes
 # much), as high-diameter from then on on such a backend (make_controller), saying so in the trace. A low-diameter
@@ -508,7 +508,7 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
     hop-friendly graph run label-correcting, LOCAL_HOPS levels per grid barrier (Strategy.hops). A traversal takes
     a learned depth (learned_depth) as high-diameter only on a backend whose async pass runs level by level in
     parallel (`async_order` "levels": the GPU); where it is one FIFO worklist on one thread (the CPU) a deep graph
-    of this kind ran slower so (rgg:18: 50 ms level by level, 67 ms in the FIFO pass, this VM's 2 cores).
+    of this kind ran slower so (rgg:18, docs/performance.md#learned-depth).
     "hybrid" steers traversals, and a monotone iterative program (max-colour propagation), which is the traversal
     from many vertices that it runs as; any other iterative algorithm refuses it."""
     if isinstance(strategy, Controller):
