@@ -74,6 +74,21 @@ __device__ __forceinline__ void gg_warp_append(bool take, int value, int* queue,
     if (take) queue[slot] = value;
 }
 
+// The block-aggregated appends' shared step (gg_block_append_add, gg_block_append_scanned), thread 0's: each warp's
+// takers and sum (count[w], sum[w], written by its lanes) become those of the warps before it; returns the block's.
+__device__ __forceinline__ void gg_block_warp_offsets(u32* count, u64* sum, u32& taken, u64& total) {
+    taken = 0;
+    total = 0;
+    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
+        const u32 c = count[w];
+        const u64 e = sum[w];
+        count[w] = taken;
+        sum[w] = total;
+        taken += c;
+        total += e;
+    }
+}
+
 // Block-aggregated append and sum: one atomic per block on the queue's counter and one on *total, instead of one per
 // warp, for a pass over a large queue whose body is short, where the atomics on those two words were the bound
 // (the persistent kernel's compute phase). Every thread of the block calls it, with full warps.
@@ -92,14 +107,9 @@ __device__ __forceinline__ void gg_block_append_add(bool take, int value, int* q
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        u32 taken = 0;
-        u64 sum = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-            const u32 c = s_offset[w];
-            s_offset[w] = taken;
-            taken += c;
-            sum += s_sum[w];
-        }
+        u32 taken;
+        u64 sum;
+        gg_block_warp_offsets(s_offset, s_sum, taken, sum);
         s_base = taken ? atomicAdd(counter, taken) : 0;
         if (sum) atomicAdd(total, sum);
     }
@@ -261,28 +271,16 @@ __device__ __forceinline__ void gg_block_append_scanned(bool take, int value, u6
     const int lane = gg_lane();
     const int warp = threadIdx.x >> 5;
     const u32 ballot = __ballot_sync(GG_FULL_MASK, take);
-    u64 inclusive = take ? degree : 0;
-    #pragma unroll
-    for (int o = 1; o < GG_WARP; o <<= 1) {
-        const u64 x = __shfl_up_sync(GG_FULL_MASK, inclusive, o);
-        if (lane >= o) inclusive += x;
-    }
+    const u64 inclusive = (u64)gg_warp_inclusive_sum(take ? (i64)degree : 0);
     if (lane == GG_WARP - 1) {
         s_count[warp] = __popc(ballot);
         s_edges[warp] = inclusive;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        u32 taken = 0;
-        u64 edges = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-            const u32 c = s_count[w];
-            const u64 e = s_edges[w];
-            s_count[w] = taken;
-            s_edges[w] = edges;
-            taken += c;
-            edges += e;
-        }
+        u32 taken;
+        u64 edges;
+        gg_block_warp_offsets(s_count, s_edges, taken, edges);
         s_base = taken ? atomicAdd((unsigned long long*)packed, ((u64)taken << GG_SCAN_EDGE_BITS) | edges) : 0;
     }
     __syncthreads();

@@ -331,12 +331,7 @@ __device__ void gg_supplementary_bins(const i64* offsets, const int* indices, co
         const int u = i < nh ? H[i] : -1;
         const i64 d = u >= 0 ? offsets[u + 1] - offsets[u] : 0;
         const i64 threads = d >= from && d > 0 ? min((i64)1 << (63 - __clzll((unsigned long long)d)), grid) : 0;
-        i64 incl = threads;  // block-wide inclusive scan: in the warp by shuffles, then over the warps' totals
-        #pragma unroll
-        for (int o = 1; o < GG_WARP; o <<= 1) {
-            const i64 x = __shfl_up_sync(GG_FULL_MASK, incl, o);
-            if (lane >= o) incl += x;
-        }
+        i64 incl = gg_warp_inclusive_sum(threads);  // block-wide inclusive scan: the warp's, then the warps' totals
         if (lane == GG_WARP - 1) s_warp[warp] = incl;
         __syncthreads();
         if (threadIdx.x == 0)
