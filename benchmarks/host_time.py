@@ -29,7 +29,7 @@ MODE = sys.argv[2] if len(sys.argv) > 2 else "stages"
 be = get_backend("cuda")
 WRAPPED = {  # algorithm -> (owner, callee names); the kernel whose launch is stamped
     "bfs": ([(BF, ("resolve_source", "device_layout", "run_program")),
-             (PG, ("make_controller", "_device_rounds", "Trace")),
+             (PG, ("controller_prototype", "make_controller", "_device_rounds", "Trace")),
              (be, ("program_state", "fill_state", "program_persistent", "_persistent_buffers", "_persistent_visited",
                    "_persistent_plan", "_capture_pending", "hop_counts", "graph")),
              (be._report, ("enqueue",))], "persistent"),
@@ -78,6 +78,8 @@ for owner, names in callees:
     for name in names:
         if hasattr(owner, name):
             setattr(owner, name, timed(name, getattr(owner, name)))
+if hasattr(rt, "StructLaunch"):  # a struct-argument launch through the driver (the persistent kernel's)
+    rt.StructLaunch.__call__ = timed("launch", rt.StructLaunch.__call__)
 get_function = rt.KernelTable.get_function
 rt.KernelTable.get_function = lambda self, name: (Kernel(get_function(self, name)) if name == kernel_name
                                                   else get_function(self, name))

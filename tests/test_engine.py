@@ -23,10 +23,12 @@ from graphgear.engine.controller import (
     TraversalController,
     configuration_table,
     controller_name,
+    controller_prototype,
     fifo_pass,
     hop_friendly,
     make_controller,
     near_far_hops,
+    note_depth,
     parsed_once,
 )
 from graphgear.engine.strategy import CHOICES, Strategy
@@ -204,6 +206,30 @@ def test_auto_gives_hops_to_monotone_traversals_of_hop_friendly_graphs(spec, tak
     first = info(0, 1, 3, n=g.num_vertices, m=g.num_arcs)
     assert make_controller("auto", g, "traversal", monotone=True).choose(first).strategy.hops == (LOCAL_HOPS if takes else 1)
     assert make_controller("auto", g, "traversal").choose(first).strategy.hops == 1
+
+
+def test_controller_prototype_decides_as_make_controller_and_follows_the_learned_depth():
+    """A run reads its controller's decisions before its launch from a prototype built once per graph and request
+    (run_program builds its own controller after the launch): the same object while nothing changes, the same
+    decisions as make_controller's controller, and a new one once a deep traversal of the graph is learned (the
+    controller then takes the graph as high-diameter). A Strategy or a caller's controller is make_controller's."""
+    g = gg.load("grid:12:12:0.9")
+    one = controller_prototype("auto", g, "traversal", True, "levels")
+    assert controller_prototype("auto", g, "traversal", True, "levels") is one
+    assert controller_prototype("auto", g, "traversal", False, "levels") is not one
+    fresh = make_controller("auto", g, "traversal", monotone=True)
+    assert one.device_rules() == fresh.device_rules() and one.name == fresh.name == "auto"
+    first = info(0, 1, 3, n=g.num_vertices, m=g.num_arcs)
+    assert one.choose(first).strategy == fresh.choose(first).strategy
+    even = gg.load("rgg:12")  # |E|/|V| above SEP-Graph's delta, degrees even (Gini about 0.2)
+    shallow = controller_prototype("auto", even, "traversal", False, "levels")
+    assert shallow.device_rules() is not None  # the device applies Algorithm 2's rules
+    note_depth(even, 10_000)  # a deep traversal learned: the graph counts as high-diameter from now on
+    deep = controller_prototype("auto", even, "traversal", False, "levels")
+    assert deep is not shallow and deep.deep and deep.device_rules() is None
+    assert make_controller("auto", even, "traversal").device_rules() is None
+    caller = FixedController(Strategy(direction="pull"))
+    assert controller_prototype(caller, g, "traversal") is caller
 
 
 def test_hops_need_a_monotone_program_and_a_program():

@@ -34,6 +34,8 @@ def _graph(graph: Any, weight: str | None = None, algorithm: str = "") -> Graph:
     NetworkX graph converted with the `weight` attribute, None unweighted); a GraphError naming anything else, and a
     weight that is neither a name nor None (checked first, whatever the graph). A DistributedGraph reaches here only
     for an algorithm without a distributed form: a GraphError says so."""
+    if type(graph) is Graph and (weight is None or type(weight) is str):  # the common call, without the imports
+        return graph
     from .algorithms._common import check_weight
     from .graph.convert import as_graph
 

@@ -59,6 +59,7 @@ __all__ = [
     "label_correcting",
     "hop_friendly",
     "make_controller",
+    "controller_prototype",
     "LOCAL_HOPS",
     "near_far_hops",
     "fifo_pass",
@@ -543,6 +544,33 @@ def make_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False
         controller = IterativeController(base, prefix=prefix)
     controller.name = strategy
     return controller
+
+
+_PROTOTYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def controller_prototype(strategy: Any, graph: Any, kind: str, monotone: bool = False,
+                         async_order: str = "levels") -> Controller:
+    """The controller make_controller would build for these arguments, built once per graph, arguments and learned
+    depth: only to read what it decides before any round runs (device_rules, single_pass, its fixed strategy and
+    name), never to run rounds, since a run's controller keeps state (make_controller builds that one). A run on the
+    device reads this before its launch and builds its own controller after it, while the device works: building
+    one (the configuration table, the graph's statistics) was host time in front of every launch
+    (docs/performance.md#host-time-of-a-call). A Strategy or a controller of the caller's passes to make_controller."""
+    if not isinstance(strategy, str):
+        return make_controller(strategy, graph, kind, monotone, async_order)
+    deep = learned_depth(graph) if kind == "traversal" and async_order == "levels" else ""
+    key = (strategy, kind, monotone, async_order, deep, graph.name)
+    try:
+        known = _PROTOTYPES.get(graph)
+        if known is None:
+            known = _PROTOTYPES[graph] = {}
+    except TypeError:  # pragma: no cover - a graph object that cannot be weakly referenced: built each time
+        return make_controller(strategy, graph, kind, monotone, async_order)
+    prototype = known.get(key)
+    if prototype is None:
+        prototype = known[key] = make_controller(strategy, graph, kind, monotone, async_order)
+    return prototype
 
 
 def controller_name(strategy: Any) -> str:

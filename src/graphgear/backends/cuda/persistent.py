@@ -99,13 +99,16 @@ class PersistentPlan:
     """One configuration of the persistent traversal kernel on a graph: the kernel, its blocks, the note for the
     trace, and its one argument (GGPersistentArgs) with every field packed but the program state's and the start's,
     which each launch fills in: far less host time than 64 arguments made and passed per launch
-    (benchmarks/launch_arguments.py, docs/performance.md#launch-arguments-as-one-struct). `keep` holds the arrays whose addresses it packs."""
+    (benchmarks/launch_arguments.py, docs/performance.md#launch-arguments-as-one-struct). `keep` holds the arrays
+    whose addresses it packs; `launch` launches the kernel from its own copy of the struct, which each launch refills
+    from `args` and the state's fields (rt.StructLaunch)."""
 
     kernel: Any
     blocks: int
     args: np.ndarray
     note: str
     keep: tuple
+    launch: rt.StructLaunch
 
 
 @dataclass
@@ -434,8 +437,10 @@ class PersistentDriver:
         visited, clear = self._persistent_visited(s, strategy, B)
         if visited is not None:
             fields["st.visited"], fields["clear_words"] = visited, visited.size if clear else 0
-        args = PERSISTENT_ARGS.pack(fields, into=plan.args.copy())
-        plan.kernel((plan.blocks,), (rt.BLOCK,), (args,))
+        launch = plan.launch
+        np.copyto(launch.args, plan.args)
+        PERSISTENT_ARGS.pack(fields, into=launch.args)
+        launch(plan.blocks)
         # the status, counts and first log rows are copied back right behind the kernel (one small copy on the
         # stream), so capturing the run later waits on nothing and reads nothing: the next launch captures a lazy one
         # first, inside its caller's time, and leaves making its PersistentRun to whoever asks for it
@@ -534,7 +539,8 @@ class PersistentDriver:
             supplementary=supplementary, scan=self._senders_scan(B, n) if merge_path else None)
         fields["st"] = state
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
-        return PersistentPlan(kernel, blocks, PERSISTENT_ARGS.pack(fields), note, tuple(fields.values()))
+        args = PERSISTENT_ARGS.pack(fields)
+        return PersistentPlan(kernel, blocks, args, note, tuple(fields.values()), rt.StructLaunch(kernel, args))
 
     def _detached_read(self, G: CudaGraph, B: PersistentBuffers, note: str) -> Callable[[], Captured]:
         """A lazy launch's capture from a snapshot of B's control words and log, copied on the device now (behind the

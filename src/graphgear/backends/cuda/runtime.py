@@ -147,6 +147,26 @@ def launch(kernel: Any, work: int, args: tuple, block: int = BLOCK, max_blocks: 
     kernel((min(blocks, cap),), (block,), args)
 
 
+class StructLaunch:
+    """A kernel whose one argument is a struct (structs.KernelStruct), launched through the driver API from a buffer
+    whose address is taken once: RawKernel's call converts and boxes its arguments on every launch, about twice the
+    host time of this for the persistent kernel's struct, host time in front of a BFS's kernel
+    (docs/performance.md#launch-arguments-as-one-struct). `args` is the buffer: fill it, then launch; the driver
+    copies it at the launch, so the next launch may refill it at once."""
+
+    def __init__(self, kernel: Any, args: np.ndarray) -> None:
+        self.kernel = kernel  # the RawKernel (its module stays loaded while this holds it)
+        self.function = kernel.kernel.ptr  # its CUfunction
+        self.args = args.copy()
+        self._params = np.array([self.args.ctypes.data], dtype=np.uint64)  # void*[1]: the struct's address
+        self._params_address = self._params.ctypes.data
+
+    def __call__(self, blocks: int, threads: int = BLOCK) -> None:
+        cp = cupy()
+        cp.cuda.driver.launchKernel(self.function, blocks, 1, 1, threads, 1, 1, 0, cp.cuda.get_current_stream().ptr,
+                                    self._params_address, 0)
+
+
 _blocks_cap: int | None = None
 
 
