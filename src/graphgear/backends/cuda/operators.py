@@ -239,13 +239,16 @@ class Operators:
         huge, supplementary = rt.hub_degrees(strategy.supports if name != "adv_merge_path" else (), grid_gather,
                                              self.grid_gather_degree, self.supplementary_threshold)
         hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather or supplementary else None
-        args = (G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
-                self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan, np.int64(chunk),
-                mask, np.int32(0)) + self._emit_counters(hubs, huge, scan_out) + tail
-        rt.launch(kernel, work, args)
-        if hubs is not None:  # adv_hubs takes the supplementary queues' degree where merge_path takes its chunk
-            rt.launch(module.get_function("adv_hubs"), rt.resident_threads(),
-                      args[:13] + (np.int64(supplementary),) + args[14:])
+
+        def level_args(chunk_or_degree: int) -> tuple:
+            # one slot holds merge_path's chunk for the level's kernel, the supplementary queues' degree for adv_hubs
+            return ((G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
+                     self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan,
+                     np.int64(chunk_or_degree), mask, np.int32(0)) + self._emit_counters(hubs, huge, scan_out) + tail)
+
+        rt.launch(kernel, work, level_args(chunk))
+        if hubs is not None:
+            rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), level_args(supplementary))
 
     # --------------------------------------------------------------------------------------------------- pull
     def _bits(self, G: CudaGraph, frontier: Frontier | None) -> Any:
