@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
+from copy import copy as shallow_copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,11 @@ def run_program(
     state = be.program_state(G, program, values, buffers, host_params, copy=copy, source=source)
 
     def own_controller() -> Controller:
+        # Algorithm 2's controller: a copy of the prototype (its state is plain values, and the prototype never ran),
+        # so the run replays the device's rounds under the rules the launch took, even if an earlier lazy run's
+        # capture at this launch has taught the graph's depth since (controller_prototype's key)
+        if isinstance(prototype, TraversalController) and prototype is not strategy:
+            return shallow_copy(prototype)
         return make_controller(strategy, graph, kind, program.monotone, order)
 
     trace = Trace(algorithm=program.name, backend=be.name, controller=prototype.name)
