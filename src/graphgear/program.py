@@ -139,25 +139,19 @@ def run_program(
         raise GraphError(f"params must be numbers, got {shown(params)}") from None
     kind = _controller_kind(program, be, strategy, after_round)
     order = be.capabilities.async_order
-    # what the controller decides before any round (its fixed strategy, the device's rules), read from a prototype
-    # built once; the run's own controller is built after a device launch, while the device works (_device_rounds)
+    # the run's controller: a copy of Algorithm 2's prototype, built once per graph and request (its state is plain
+    # values and the prototype never runs; building one per call was host time in front of the launch), else
+    # make_controller's (a caller's controller as it is)
     prototype = controller_prototype(strategy, graph, kind, program.monotone, order)
-    fixed = getattr(prototype, "strategy", None)
+    controller = (shallow_copy(prototype) if isinstance(prototype, TraversalController) and prototype is not strategy
+                  else make_controller(strategy, graph, kind, program.monotone, order))
+    fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
         raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")
     if fixed is not None:
         require_monotone(fixed, program)
     state = be.program_state(G, program, values, buffers, host_params, copy=copy, source=source)
-
-    def own_controller() -> Controller:
-        # Algorithm 2's controller: a copy of the prototype (its state is plain values, and the prototype never ran),
-        # so the run replays the device's rounds under the rules the launch took, even if an earlier lazy run's
-        # capture at this launch has taught the graph's depth since (controller_prototype's key)
-        if isinstance(prototype, TraversalController) and prototype is not strategy:
-            return shallow_copy(prototype)
-        return make_controller(strategy, graph, kind, program.monotone, order)
-
-    trace = Trace(algorithm=program.name, backend=be.name, controller=prototype.name)
+    trace = Trace(algorithm=program.name, backend=be.name, controller=controller.name)
     if source is not None:  # the source's worklist is made on the host only if the device does not run it all
         worklist = None
     elif active is None:  # every vertex: its out-edges are every arc (no count on the device)
@@ -166,16 +160,12 @@ def run_program(
         worklist = Frontier.from_vertices(be.asarray(active), n)
     rounds = 0
     check = nothing_to_check
-    controller: Controller | None = None
-    if after_round is None and isinstance(prototype, TraversalController):
+    if after_round is None and isinstance(controller, TraversalController):
         # a controller of the caller's may run again before this trace is read, so its replay is not deferred
-        worklist, rounds, check, controller = _device_rounds(be, G, graph, state, worklist, prototype, own_controller,
-                                                             trace, max_rounds, phase, defer=prototype is not strategy,
-                                                             lazy=lazy, source=source)
+        worklist, rounds, check = _device_rounds(be, G, graph, state, worklist, controller, trace, max_rounds, phase,
+                                                 defer=controller is not strategy, lazy=lazy, source=source)
     if worklist is None:
         worklist = Frontier.from_vertices(one_vertex(be.xp, source), n)
-    if controller is None and worklist.size and rounds < max_rounds:
-        controller = own_controller()
     while worklist.size and rounds < max_rounds:
         info = IterationInfo(rounds, worklist.size, worklist.out_edges(G.out_degree), n, graph.num_arcs)
         sampled, sample_edges, sample_seconds = _sample(be, G, state, worklist, controller, info)
@@ -284,10 +274,9 @@ def _check_arguments(program: Any, graph: Any, values: Any, buffers: Any, active
         raise GraphError(f"phase must be a string, got {described(phase)}")
 
 
-def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, prototype: Any,
-                   own: Callable[[], Controller], trace: Trace, max_rounds: int, phase: str, defer: bool = True,
-                   lazy: bool = False, source: int | None = None
-                   ) -> tuple[Frontier | None, int, Callable[[], Any], Controller | None]:
+def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,
+                   max_rounds: int, phase: str, defer: bool = True, lazy: bool = False,
+                   source: int | None = None) -> tuple[Frontier | None, int, Callable[[], Any]]:
     """Hand a traversal to the device when the backend can run SEP-Graph Algorithm 2 itself (the GPU's persistent
     kernel: every round inside one launch, no host round trip). The device logs each round's active set; replaying
     the controller on that log gives the trace the same decisions and reasons as a host-driven run.
@@ -297,49 +286,42 @@ def _device_rounds(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier |
     does not wait for the kernel. The host never goes on from a device run (the device stops at the end or at
     max_rounds, where run_program's loop stops too), so the worklist left need not be read back then.
     A worklist None is the state's single-source start (one vertex), made in the device's launch.
-    The launch takes its rules from `prototype` (controller_prototype); the run's own controller, which replays the
-    device's rounds, is built by `own()` after the launch, while the device works.
-    Returns the worklist left, the rounds run (none when the hand-off does not apply; 0 when not read back yet), a
-    check that reads the run back and raises its error, and the controller the host goes on with (None: none built;
-    run_program builds one if rounds are left to run)."""
-    rules = prototype.device_rules() if isinstance(prototype, TraversalController) else None
+    Returns the worklist left, the rounds run (none when the hand-off does not apply; 0 when not read back yet) and
+    a check that reads the run back and raises its error."""
+    rules = controller.device_rules() if isinstance(controller, TraversalController) else None
     if not be.capabilities.device_traversal or (worklist is not None and not worklist.size):
-        return worklist, 0, nothing_to_check, None
+        return worklist, 0, nothing_to_check
     if rules is None:
-        return _device_pass(be, G, graph, state, worklist, prototype, trace, phase, defer and lazy and max_rounds > 0,
+        return _device_pass(be, G, graph, state, worklist, controller, trace, phase, defer and lazy and max_rounds > 0,
                             source)
     base, params = rules
     n = graph.num_vertices
     if lazy and defer:
         pending = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds, lazy=True)
-        controller = own()
         trace.defer(lambda: _replay(pending.result(), controller, trace, graph, phase),
                     lambda: float(pending.result().seconds().sum()))
         # its levels, once it is read back (its results, its trace or the next launch settling it)
         pending.when_read(lambda rounds: note_depth(graph, rounds))
-        return Frontier.empty(n, be.xp), 0, pending.result, controller
+        return Frontier.empty(n, be.xp), 0, pending.result
     run = be.program_persistent(G, state, worklist, base, "adaptive", params, max_rounds)
-    controller = own()
     note_depth(graph, run.rounds)
     if run.remaining.size or not defer:  # the host goes on with this controller: it must see the rounds first
         _replay(run, controller, trace, graph, phase)
     else:  # the traversal is done: the trace is replayed when first read
         trace.defer(lambda: _replay(run, controller, trace, graph, phase), float(run.seconds().sum()))
-    return run.remaining, run.rounds, nothing_to_check, controller
+    return run.remaining, run.rounds, nothing_to_check
 
 
-def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, prototype: Any,
-                 trace: Trace, phase: str, lazy: bool, source: int | None
-                 ) -> tuple[Frontier | None, int, Callable[[], Any], Controller | None]:
+def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | None, controller: Any, trace: Trace,
+                 phase: str, lazy: bool, source: int | None) -> tuple[Frontier | None, int, Callable[[], Any]]:
     """A traversal whose every round is the controller's one decision, known in advance (a sparse graph's one async
     push-dd pass: TraversalController.single_pass), handed to the device unread when the caller reads its results
     only through the run (lazy): one persistent launch, the trace's row (the pass, its edges and device time) and the
-    first worklist's out-edges read when the trace is first read. Otherwise the host loop runs the pass (no hand-off).
-    The decision is the prototype's (the same as the run's own controller would make: it keeps no state)."""
-    decision = prototype.single_pass(graph.num_vertices, graph.num_arcs)
+    first worklist's out-edges read when the trace is first read. Otherwise the host loop runs the pass (no hand-off)."""
+    decision = controller.single_pass(graph.num_vertices, graph.num_arcs)
     s = decision.strategy if decision is not None else None
     if not lazy or s is None or s.sync != "async" or s.direction != "push" or s.drive == "topology":
-        return worklist, 0, nothing_to_check, None
+        return worklist, 0, nothing_to_check
     pending = be.program_persistent(G, state, worklist, s, "push", lazy=True)
 
     def fill() -> None:
@@ -354,7 +336,7 @@ def _device_pass(be: Any, G: Any, graph: Any, state: Any, worklist: Frontier | N
                   decision=decision.decision, reason=decision.reason + device_overrides(s), phase=phase)
 
     trace.defer(fill, lambda: float(pending.result().seconds().sum()))
-    return Frontier.empty(graph.num_vertices, be.xp), 0, pending.result, None
+    return Frontier.empty(graph.num_vertices, be.xp), 0, pending.result
 
 
 def device_overrides(strategy: Strategy) -> str:

@@ -552,11 +552,9 @@ _PROTOTYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def controller_prototype(strategy: Any, graph: Any, kind: str, monotone: bool = False,
                          async_order: str = "levels") -> Controller:
     """The controller make_controller would build for these arguments, built once per graph, arguments and learned
-    depth: only to read what it decides before any round runs (device_rules, single_pass, its fixed strategy and
-    name), never to run rounds, since a run's controller keeps state. A run on the device reads this before its
-    launch and makes its own controller after it, while the device works (program.run_program: a copy of a
-    TraversalController prototype, so it replays the rounds under the rules the launch took; make_controller's
-    otherwise): building one (the configuration table, the graph's statistics) was host time in front of every launch
+    depth, and never run: a run takes a copy of it where it is SEP-Graph Algorithm 2's TraversalController (whose
+    state is plain values; program.run_program), make_controller's own otherwise. Building one per call (the
+    configuration table, the graph's statistics) was host time in front of every launch
     (docs/performance.md#host-time-of-a-call). A Strategy or a controller of the caller's passes to make_controller."""
     if not isinstance(strategy, str):
         return make_controller(strategy, graph, kind, monotone, async_order)
