@@ -710,6 +710,58 @@ __device__ __forceinline__ void gg_clear_active(const GGPersistentState& st, int
     gg_clear_bits(st.huge[parity], huge_count, st.active_bits);
 }
 
+// The next round's compute phase run by a first-wins pull (gg_program_pull_first_wins), on each vertex as the pull
+// activates it: first wins, so the thread that activates v alone writes v's state this round, and computes v at once
+// -- v's value, buffer and message, and v listed as a sender of the next round (S', or H' from `huge` arcs) with its
+// out-degree summed into the next round's edge word -- instead of queueing v for the next round's compute phase to
+// read its value, buffer and row back. After a bottom-up round of a kron:21 BFS that phase computed a million
+// vertices, a fifth of the kernel (docs/performance.md#kernel-comments). The activated vertices are counted into the
+// round's queue counter (the next round's |Q|), not queued: the next round computes nothing. Sums are added once a
+// warp, at the end (finish).
+template <class P>
+struct GGComputeInPull {
+    static constexpr bool computes = true;
+    const i64* offsets;
+    double* value;
+    double* buffer;
+    double* message;
+    P p;
+    int* S;            // the next round's senders and hubs, their counters (slot (r + 1) % 3: cleared in round r)
+    int* H;
+    u32* counters;
+    u64* edges;
+    u32* activated;    // this round's queue counter: |Q| of the next round
+    i64 huge;
+    u64 edge_sum = 0;  // this thread's senders' out-degrees and activated vertices
+    u32 count = 0;
+    __device__ __forceinline__ i64 degree(int v) const { return offsets[v + 1] - offsets[v]; }
+    __device__ __forceinline__ void operator()(bool active, int v, double val, double buf, i64 d) {
+        bool send = false;
+        if (active) {
+            double msg;
+            p.compute(val, buf, d, msg, send);
+            value[v] = val;
+            buffer[v] = buf;
+            message[v] = msg;
+            ++count;
+            if (send) edge_sum += (u64)d;
+        }
+        const bool is_huge = send && d >= huge;
+        gg_warp_append(send && !is_huge, v, S, &counters[0]);
+        gg_warp_append(is_huge, v, H, &counters[2]);
+    }
+    __device__ __forceinline__ void finish() {  // every lane of every warp, after the pull's last candidate
+        u64 sum = edge_sum;
+        #pragma unroll
+        for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(GG_FULL_MASK, sum, d);
+        const u32 total = __reduce_add_sync(GG_FULL_MASK, count);
+        if (gg_lane() == 0) {
+            if (sum) atomicAdd((unsigned long long*)edges, (unsigned long long)sum);
+            if (total) atomicAdd(activated, total);
+        }
+    }
+};
+
 template <int PULL_GROUP, class P, class Expand>
 __device__ void gg_program_persistent(const i64* offsets, const int* indices, const float* weights, int weighted,
                                       const i64* t_offsets, const int* t_indices, const float* t_weights, int n,
@@ -733,6 +785,11 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     // [threshold - delta, threshold): near_far_on_device's source at 0, threshold delta); the heavy pull's test
     double low = threshold - st.delta;
     bool claimed = false;  // Q's entries hold claim bits (a push, a bucket refill or heavy rows wrote it; a pull did not)
+    // a first-wins pull computes what it activates (GGComputeInPull) where the next round is a plain one: no topology
+    // drive, near-far buckets or light/heavy split, and a sender queue without merge_path's prefix sum
+    const bool compute_in_pull = PULL_GROUP == 1 && first_wins && monoid != GG_SUM && !topology && st.delta <= 0.0 &&
+                                 !st.heavy_offsets && !Expand::scanned;
+    bool computed = false;  // the previous round's pull computed this round's worklist (Q was counted, not queued)
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {
         const int slot = r % 3;
@@ -752,11 +809,13 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         // bits of the worklist are cleared a word at a time over the whole bitmap (no walk of Q)
         if (topology && claimed)
             for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < st.words; w += stride) st.claim_bits[w] = 0;
-        const int computed = topology ? n : qsize;
-        for (int base = blockIdx.x * blockDim.x; base < computed; base += stride) {
+        const int listed = topology ? n : qsize;
+        const int to_compute = computed ? 0 : listed;
+        computed = false;
+        for (int base = blockIdx.x * blockDim.x; base < to_compute; base += stride) {
             const int i = base + threadIdx.x;
             bool send = false;
-            int u = i < computed ? (topology ? i : Q[i]) : -1;
+            int u = i < to_compute ? (topology ? i : Q[i]) : -1;
             u64 degree = 0;
             if (claimed && !topology) gg_warp_bit(u, st.claim_bits, false);
             if (gg_defer(st, pile, threshold, u, buffer)) u = -1;
@@ -799,7 +858,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         const bool light_pull = policy == GG_DIR_PUSH && st.light_t_offsets && ne >= st.light_pull;
         if (blockIdx.x == 0 && threadIdx.x == 0 && r < st.log_rows) {
             i64* row = st.log + (i64)r * GG_LOG_FIELDS;
-            row[0] = computed;
+            row[0] = listed;
             row[1] = ns;
             row[2] = light_pull ? st.light_t_offsets[n] : (i64)ne;
             row[3] = light_pull ? GG_DIR_LIGHT_PULL : policy;
@@ -826,10 +885,20 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 gg_set_bits(S, ns_small, st.active_bits);
                 gg_set_bits(H, nh, st.active_bits);
                 if (!gg_grid_sync(st.barrier, status)) return;
-                GGOut out{Qn, out_count, nullptr, nullptr, 0};
-                gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, pulled,
-                                            value, buffer, message, monoid, first_wins, skip_settled, p, out,
-                                            ns_small ? S : H);
+                if (compute_in_pull && r + 1 < max_rounds) {  // the next round runs here: it need not compute
+                    const int next = (r + 1) % 3;
+                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, st.active_bits, pulled, value,
+                                               buffer, message, monoid, skip_settled, p, GGOut{}, ns_small ? S : H,
+                                               GGComputeInPull<P>{offsets, value, buffer, message, p,
+                                                                  st.senders[(r + 1) & 1], st.huge[(r + 1) & 1],
+                                                                  st.counters + 3 * next, &st.edges[next], out_count,
+                                                                  huge});
+                    computed = true;
+                } else {
+                    gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, pulled,
+                                                value, buffer, message, monoid, first_wins, skip_settled, p,
+                                                GGOut{Qn, out_count, nullptr, nullptr, 0}, ns_small ? S : H);
+                }
                 previous_pull_senders = r & 1;
                 previous_count = ns_small;
                 previous_huge = nh;

@@ -131,11 +131,22 @@ struct GGProgramReduce {
 #define GG_PULL_THREAD_EDGES 32
 #endif
 
-template <class P>
+// What gg_program_pull_first_wins does with a candidate it activated: by default keep the offer in its buffer and
+// queue it (`out`) for the next round's compute phase. The persistent kernel's GGComputeInPull (persistent.cuh)
+// computes it there instead (computes: degree(v) is asked of each unsettled candidate, the candidate handed over
+// after its scan, finish() called once at the end by every thread).
+struct GGQueueActivated {
+    static constexpr bool computes = false;
+    __device__ __forceinline__ i64 degree(int) const { return 0; }
+    __device__ __forceinline__ void operator()(bool, int, double, double, i64) {}
+    __device__ __forceinline__ void finish() {}
+};
+
+template <class P, class After = GGQueueActivated>
 __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_indices, const float* t_weights,
                                            int weighted, const u32* active_bits, int n, const double* value,
                                            double* buffer, const double* message, int monoid, int skip_settled, P p,
-                                           GGOut out, const int* sender = nullptr) {
+                                           GGOut out, const int* sender = nullptr, After after = After{}) {
     // every sender of a first-wins round carries the same message (program.py): read it once, from one sender,
     // instead of a message per in-edge (sender null: per in-edge, speculatively)
     const bool uniform = sender != nullptr;
@@ -145,14 +156,15 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
     for (int base = blockIdx.x * blockDim.x; base < n; base += stride) {  // the same trip count for a whole warp
         const int v = base + threadIdx.x;
         bool activated = false;
-        double buf = 0.0;
-        i64 step = 0, end = 0;
+        double val = 0.0, buf = 0.0;
+        i64 step = 0, end = 0, degree = 0;
         if (v < n) {
-            const double val = value[v];
+            val = value[v];
             buf = buffer[v];
             end = t_offsets[v + 1];
             step = t_offsets[v];
             if (skip_settled && p.settled(val)) step = end;
+            else if (After::computes) degree = after.degree(v);
         }
         const i64 limit = min(end, step + GG_PULL_THREAD_EDGES);
         for (; step < limit && !activated; step += GG_PULL_ILP) {
@@ -206,9 +218,14 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
                 }
             }
         }
-        if (activated) buffer[v] = buf;
-        gg_emit(out, activated, v);
+        if constexpr (After::computes) {
+            after(activated, v, val, buf, degree);
+        } else {
+            if (activated) buffer[v] = buf;
+            gg_emit(out, activated, v);
+        }
     }
+    after.finish();
 }
 
 // A program's pull round, G lanes a candidate, and the one place that decides how it runs: a first-wins program with
