@@ -27,17 +27,17 @@ __device__ long long gg_finish[8][1024][2];
     if (threadIdx.x == 0 && (r) < 8) gg_finish[r][blockIdx.x][k] = (long long)gg_globaltimer(); }
 """
 A_END = "            if (st.heavy_offsets) gg_bucket_append(st, part, send, u, huge);\n        }\n"
-BITS = "                gg_set_bits(H, nh, st.active_bits);\n"
-PULL_END = "                previous_huge = nh;\n            }\n        }\n"
 SYNC = "if (!gg_grid_sync(st.barrier, status)) return;\n"
+PULL = "                if (compute_in_pull && r + 1 < max_rounds) {"
+ROUND_END = "        " + SYNC + "        qsize = ns > 0 ? (int)gg_load(out_count) : 0;\n"
 EDITS = [  # (anchor in gg_program_persistent, its stamped form)
     ("__device__ __forceinline__ bool gg_persistent_prologue(const GGPersistentArgs& a) {",
      STAMPS + "__device__ __forceinline__ bool gg_persistent_prologue(const GGPersistentArgs& a) {"),
     ("        gg_reset_next_slot(st, r);\n        // A: compute",
      "        gg_reset_next_slot(st, r);\n        GG_STAMP(r, 0)\n        // A: compute"),
     (A_END + "        " + SYNC, A_END + "        GG_FINISH(r, 0)\n        " + SYNC + "        GG_STAMP(r, 1)\n"),
-    (BITS + "                " + SYNC, BITS + "                " + SYNC + "                GG_STAMP(r, 2)\n"),
-    (PULL_END + "        " + SYNC, PULL_END + "        GG_FINISH(r, 1)\n        " + SYNC + "        GG_STAMP(r, 3)\n"),
+    (PULL, "                GG_STAMP(r, 2)\n" + PULL),  # a pull's start: after its active bits are set
+    (ROUND_END, "        GG_FINISH(r, 1)\n" + ROUND_END.replace("qsize", "GG_STAMP(r, 3)\n        qsize", 1)),
 ]
 
 
