@@ -695,6 +695,38 @@ def test_hubs_first_csc_orders_each_row_by_source_degree(spec):
     assert np.all(np.diff(indices[offsets[5]:offsets[6]]) >= 0)  # csc() still in id order
 
 
+@pytest.mark.parametrize("spec", ["rmat:10:8", "kron:10"])
+def test_hubs_first_column_is_each_rows_first_source(spec):
+    """The hubs-first CSC's first column (a first-wins pull's first test, kernels/program.cuh): each vertex's first
+    in-neighbour in that CSC, -1 for a vertex without in-arcs (the Kronecker graph has isolated vertices)."""
+    import cupy as cp
+
+    from graphgear.backends import get_backend
+
+    g = gg.load(spec)
+    G = get_backend("cuda").graph(g)
+    offsets, indices, _ = (cp.asnumpy(a) for a in G.csc_hubs_first())
+    first = cp.asnumpy(G.hubs_first_column())
+    assert first.dtype == np.int32 and first.shape == (g.num_vertices,)
+    empty = offsets[1:] == offsets[:-1]
+    assert empty.any() or spec.startswith("rmat")
+    np.testing.assert_array_equal(first[empty], -1)
+    np.testing.assert_array_equal(first[~empty], indices[offsets[:-1][~empty]])
+
+
+@pytest.mark.parametrize("spec", ["kron:12", "rmat:12:8"])
+def test_bfs_pull_with_the_first_column_matches_the_cpu(spec):
+    """Every round bottom-up inside the persistent kernel (async pull: each round tests the first column, then the
+    rest of the row) and auto, from several sources, give the CPU's distances."""
+    g = gg.load(spec)
+    sources = np.flatnonzero(g.out_degree() > 0)[[0, 7, 100]]
+    for s in sources:
+        want = gg.bfs(g, int(s), backend="cpu").distances
+        for strategy in ("direction=pull,sync=async", "auto"):
+            got = gg.bfs(g, int(s), backend="cuda", strategy=strategy).distances
+            np.testing.assert_array_equal(got, want, err_msg=f"{spec} source {s} {strategy}")
+
+
 def test_auto_bfs_on_a_high_diameter_graph_takes_local_hops():
     """The auto controller gives a sparse graph's monotone traversal LOCAL_HOPS levels per grid barrier."""
     from graphgear.engine.controller import LOCAL_HOPS

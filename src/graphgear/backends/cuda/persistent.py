@@ -468,6 +468,8 @@ class PersistentDriver:
         kernel = self._program_module(s.program, balancer, pull_group).get_function("persistent")
         t_offsets, t_indices, t_weights = ((G.csc_hubs_first() if s.first_wins else G.csc()) if mode != "push"
                                            else (G.offsets, G.indices, G.weights))
+        # a first-wins pull tests each row's first in-edge from the CSC's first column (kernels/program.cuh)
+        t_first = G.hubs_first_column() if s.first_wins and mode != "push" else None
         supports = sum(SUPPORT_BITS[x] for x in strategy.supports if x in SUPPORT_BITS)
         # merge_path: the rounds append the senders with their degree prefix sum in one packed 64-bit word a block
         # (kernel C's packing) and search it (kernels/persistent.cuh, GGExpand::scanned). It spreads every edge of a
@@ -525,7 +527,7 @@ class PersistentDriver:
                              else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else ""))
         alpha, beta, unexplored = rules
         fields.update(
-            weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, n=n,
+            weighted=G.weighted, t_offsets=t_offsets, t_indices=t_indices, t_weights=t_weights, t_first=t_first, n=n,
             pulled=n if mode == "push" else G.pull_candidates(), monoid=s.monoid,
             first_wins=s.first_wins, skip_settled=s.skip_settled and not topology, supports=supports, huge=huge,
             max_rounds=min(max_rounds, 2**31 - 1), mode=PERSISTENT_MODES[mode], alpha=alpha, beta=beta,

@@ -350,7 +350,7 @@ def persistent_module(program: Any, balancer: str, pull_group: int) -> str:
         "        return;\n    }\n"
         "    GGRules rules{(int)a.mode, a.alpha, a.beta, a.unexplored};\n"
         f"    gg_program_persistent<{pull_group}, GGP, GGExpand>(a.offsets, a.indices, a.weights, (int)a.weighted, "
-        "a.t_offsets, a.t_indices, a.t_weights, (int)a.n, (int)a.pulled, a.value, a.buffer, a.message, (int)a.monoid, "
+        "a.t_offsets, a.t_indices, a.t_weights, a.t_first, (int)a.n, (int)a.pulled, a.value, a.buffer, a.message, (int)a.monoid, "
         "(int)a.first_wins, (int)a.skip_settled, (int)a.supports, a.huge, (int)a.qsize, (int)a.max_rounds, "
         "a.threshold, rules, a.st, GGP{a.params}, (int)a.topology);\n}\n"
     )

@@ -125,6 +125,7 @@ struct GGPersistentArgs {
     const i64* t_offsets;
     const int* t_indices;
     const float* t_weights;
+    const int* t_first;  // the CSC's first column, a first-wins pull's first test (hubs_first_column; null: none)
     i64 n;
     i64 pulled;  // a pull round's candidates: vertices 0..pulled-1 (past the last vertex with in-arcs none can pull)
     // the program state (its visited bitmap: st.visited)
@@ -764,7 +765,8 @@ struct GGComputeInPull {
 
 template <int PULL_GROUP, class P, class Expand>
 __device__ void gg_program_persistent(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                      const i64* t_offsets, const int* t_indices, const float* t_weights, int n,
+                                      const i64* t_offsets, const int* t_indices, const float* t_weights,
+                                      const int* t_first, int n,
                                       int pulled,
                                       double* value, double* buffer, double* message, int monoid, int first_wins,
                                       int skip_settled, int supports, i64 huge, int qsize, int max_rounds,
@@ -887,8 +889,9 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 if (!gg_grid_sync(st.barrier, status)) return;
                 if (compute_in_pull && r + 1 < max_rounds) {  // the next round runs here: it need not compute
                     const int next = (r + 1) % 3;
-                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, st.active_bits, pulled, value,
-                                               buffer, message, monoid, skip_settled, p, GGOut{}, ns_small ? S : H,
+                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, t_first, weighted, st.active_bits,
+                                               pulled, value, buffer, message, monoid, skip_settled, p, GGOut{},
+                                               ns_small ? S : H,
                                                GGComputeInPull<P>{offsets, value, buffer, message, p,
                                                                   st.senders[(r + 1) & 1], st.huge[(r + 1) & 1],
                                                                   st.counters + 3 * next, &st.edges[next], out_count,
@@ -897,7 +900,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                 } else {
                     gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, pulled,
                                                 value, buffer, message, monoid, first_wins, skip_settled, p,
-                                                GGOut{Qn, out_count, nullptr, nullptr, 0}, ns_small ? S : H);
+                                                GGOut{Qn, out_count, nullptr, nullptr, 0}, ns_small ? S : H, t_first);
                 }
                 previous_pull_senders = r & 1;
                 previous_count = ns_small;

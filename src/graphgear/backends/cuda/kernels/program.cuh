@@ -126,7 +126,8 @@ struct GGProgramReduce {
 // find their parent among the first hubs, and gathering every long row from the start wasted the warp's steps).
 // The thread (or its warp) alone scans v, so v's buffer is stored, not updated atomically. The result equals
 // gg_pull_vertex_group<1> with GGProgramCandidate and GGProgramPull: the first improving active in-edge in row order
-// wins. Needs a min or max accumulate.
+// wins. Needs a min or max accumulate. t_first (null: none) is the CSC's first column, each row's first in-edge's
+// source in vertex order: tested first, with a coalesced read instead of the row's (CudaGraph.hubs_first_column).
 #ifndef GG_PULL_THREAD_EDGES
 #define GG_PULL_THREAD_EDGES 32
 #endif
@@ -144,7 +145,8 @@ struct GGQueueActivated {
 
 template <class P, class After = GGQueueActivated>
 __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_indices, const float* t_weights,
-                                           int weighted, const u32* active_bits, int n, const double* value,
+                                           const int* t_first, int weighted, const u32* active_bits, int n,
+                                           const double* value,
                                            double* buffer, const double* message, int monoid, int skip_settled, P p,
                                            GGOut out, const int* sender = nullptr, After after = After{}) {
     // every sender of a first-wins round carries the same message (program.py): read it once, from one sender,
@@ -158,13 +160,27 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
         bool activated = false;
         double val = 0.0, buf = 0.0;
         i64 step = 0, end = 0, degree = 0;
+        int first = -1;
         if (v < n) {
             val = value[v];
             buf = buffer[v];
             end = t_offsets[v + 1];
             step = t_offsets[v];
+            if (t_first) first = t_first[v];
             if (skip_settled && p.settled(val)) step = end;
             else if (After::computes) degree = after.degree(v);
+        }
+        // the row's first in-edge from the CSC's first column (t_first: read with the row's bounds, in vertex order),
+        // where a bottom-up round finds most parents, so most candidates never read their row
+        if (t_first && step < end) {
+            if (gg_test_bit(active_bits, first)) {
+                const double c = p.edge(uniform ? round_message : message[first], gg_weight(t_weights, weighted, step));
+                if (gg_improves(monoid, buf, c)) {
+                    buf = c;
+                    activated = true;
+                }
+            }
+            ++step;
         }
         const i64 limit = min(end, step + GG_PULL_THREAD_EDGES);
         for (; step < limit && !activated; step += GG_PULL_ILP) {
@@ -232,15 +248,16 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
 // an idempotent accumulate (every sender carries the same message; min/max/or) pulls a thread per candidate through
 // gg_program_pull_first_wins, which stops at the first parent and hands a long row to its warp late; any other
 // program (sums, groups of 4-32 lanes, every source active) through gg_pull_vertex_group, which warp-gathers rows
-// of GG_PULL_GATHER_DEGREE in-edges and more when G == 1. `sender` (persistent kernel): a sender of this round.
+// of GG_PULL_GATHER_DEGREE in-edges and more when G == 1. `sender` (persistent kernel): a sender of this round;
+// `t_first`: the CSC's first column (the first-wins pull's).
 template <int G, class P>
 __device__ void gg_program_pull(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
                                 const u32* active_bits, int all_active, int n, const double* value, double* buffer,
                                 const double* message, int monoid, int first_wins, int skip_settled, P p, GGOut out,
-                                const int* sender = nullptr) {
+                                const int* sender = nullptr, const int* t_first = nullptr) {
     if (G == 1 && first_wins && monoid != GG_SUM && !all_active) {
-        gg_program_pull_first_wins(t_offsets, t_indices, t_weights, weighted, active_bits, n, value, buffer, message,
-                                   monoid, skip_settled, p, out, sender);
+        gg_program_pull_first_wins(t_offsets, t_indices, t_weights, t_first, weighted, active_bits, n, value, buffer,
+                                   message, monoid, skip_settled, p, out, sender);
         return;
     }
     GGProgramCandidate<P> c{value, skip_settled, p};
