@@ -72,6 +72,7 @@ class PersistentBuffers:
     huge: tuple[Any, Any]
     claim_bits: Any
     active_bits: Any
+    pulled_bits: Any  # uint32[2 * words]: the senders a first-wins pull computed, by round parity (never cleared)
     control: Any  # int64[CONTROL_WORDS], zeroed by each launch's start (but the barrier's); the views below share it
     counters: Any  # uint32[10]
     edges: Any  # uint64[3]
@@ -262,7 +263,7 @@ class PersistentDriver:
             cp = self.xp
             n = G.num_vertices
             words = rt.bitmap_words(n)
-            rt.check_free_memory(32 * (n + 1) + 8 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
+            rt.check_free_memory(32 * (n + 1) + 24 * words + 8 * LOG_FIELDS * (LOG_ROWS + 1), "the persistent kernel's queues")
             # the control words and the log in one allocation, so one copy reads the status, the counts and the first
             # log rows back (_read_persistent)
             control = cp.zeros(CONTROL_WORDS + (LOG_ROWS + 1) * LOG_FIELDS, dtype=cp.int64)
@@ -271,6 +272,7 @@ class PersistentDriver:
                 senders=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 huge=(cp.empty(n + 1, dtype=cp.int32), cp.empty(n + 1, dtype=cp.int32)),
                 claim_bits=cp.zeros(2 * words, dtype=cp.uint32), active_bits=cp.zeros(words, dtype=cp.uint32),
+                pulled_bits=cp.zeros(2 * words, dtype=cp.uint32),
                 control=control, counters=control[0:5].view(cp.uint32), edges=control[5:8].view(cp.uint64),
                 barrier=control[BARRIER_WORD:BARRIER_WORD + 1].view(cp.uint32),
                 status=control[STATUS_WORD:STATUS_WORD + 2].view(cp.int32),
@@ -535,7 +537,8 @@ class PersistentDriver:
             control=B.control)
         state.update(
             queue=B.queues, senders=B.senders, huge=B.huge, counters=B.counters, edges=B.edges,
-            claim_bits=B.claim_bits, words=rt.bitmap_words(n), active_bits=B.active_bits, barrier=B.barrier,
+            claim_bits=B.claim_bits, words=rt.bitmap_words(n), active_bits=B.active_bits, pulled_bits=B.pulled_bits,
+            barrier=B.barrier,
             status=B.status, log=B.log, log_rows=LOG_ROWS, delta=delta, far=B.far, far_bits=B.far_bits, far_n=B.far_n,
             refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges, widen_max=widen,
             supplementary=supplementary, scan=self._senders_scan(B, n) if merge_path else None)

@@ -61,6 +61,8 @@ struct GGPersistentState {
     u32* claim_bits;    // exact duplicate removal of Q' (fused rounds: two bitmaps of `words` words, by parity)
     i64 words;          // words of a bitmap over the vertices: (n + 31) / 32 + 1
     u32* active_bits;   // S as a bitmap for pull
+    u32* pulled_bits;   // two bitmaps of `words` words by round parity: the next round's senders as a first-wins pull
+                        // computed them (GGComputeInPull), each word written whole by one warp, never cleared
     u32* barrier;       // 2 words
     int* status;        // [0] abort, [1] rounds run, [2] final |Q|, [3] index of the queue holding Q
     i64* log;           // GG_LOG_FIELDS per round, log_rows rounds at most (later rounds are counted, not logged)
@@ -732,6 +734,8 @@ struct GGComputeInPull {
     u32* counters;
     u64* edges;
     u32* activated;    // this round's queue counter: |Q| of the next round
+    u32* bits;         // the next round's senders as a bitmap (st.pulled_bits of its parity)
+    int n;             // the candidates (the pull's n): the words of `bits` this pull writes
     i64 huge;
     u64 edge_sum = 0;  // this thread's senders' out-degrees and activated vertices
     u32 count = 0;
@@ -750,6 +754,11 @@ struct GGComputeInPull {
         const bool is_huge = send && d >= huge;
         gg_warp_append(send && !is_huge, v, S, &counters[0]);
         gg_warp_append(is_huge, v, H, &counters[2]);
+        // a warp's 32 candidates are consecutive from a multiple of 32 (the pull's grid-stride over blocks of
+        // 256): their sends are the word of the next round's active bitmap, stored whole, so no pass over S' sets
+        // it and none clears it (every word below n's is stored by every such pull)
+        const u32 word = __ballot_sync(GG_FULL_MASK, send);
+        if (gg_lane() == 0 && v < n) bits[v >> 5] = word;
     }
     __device__ __forceinline__ void finish() {  // every lane of every warp, after the pull's last candidate
         u64 sum = edge_sum;
@@ -812,7 +821,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
         if (topology && claimed)
             for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < st.words; w += stride) st.claim_bits[w] = 0;
         const int listed = topology ? n : qsize;
-        const int to_compute = computed ? 0 : listed;
+        const bool from_pull = computed;  // this round's worklist, its senders and their bitmap made by that pull
+        const int to_compute = from_pull ? 0 : listed;
         computed = false;
         for (int base = blockIdx.x * blockDim.x; base < to_compute; base += stride) {
             const int i = base + threadIdx.x;
@@ -884,27 +894,34 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
                                             GGProgramPush<P>{message, buffer, monoid, p, st.visited},
                                             GGOut{Qn, out_count, st.claim_bits, nullptr, 1}, supports, st.supplementary);
             } else {
-                gg_set_bits(S, ns_small, st.active_bits);
-                gg_set_bits(H, nh, st.active_bits);
-                if (!gg_grid_sync(st.barrier, status)) return;
+                // the active bitmap: the one the previous round's pull stored with this round's senders, else S and
+                // H set in st.active_bits (cleared by list, or whole, at the next round's start)
+                const u32* active = st.pulled_bits + (r & 1) * st.words;
+                if (!from_pull) {
+                    gg_set_bits(S, ns_small, st.active_bits);
+                    gg_set_bits(H, nh, st.active_bits);
+                    if (!gg_grid_sync(st.barrier, status)) return;
+                    active = st.active_bits;
+                    previous_pull_senders = r & 1;
+                    previous_count = ns_small;
+                    previous_huge = nh;
+                }
                 if (compute_in_pull && r + 1 < max_rounds) {  // the next round runs here: it need not compute
                     const int next = (r + 1) % 3;
-                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, t_first, weighted, st.active_bits,
-                                               pulled, value, buffer, message, monoid, skip_settled, p, GGOut{},
+                    gg_program_pull_first_wins(t_offsets, t_indices, t_weights, t_first, weighted, active, pulled,
+                                               value, buffer, message, monoid, skip_settled, p, GGOut{},
                                                ns_small ? S : H,
                                                GGComputeInPull<P>{offsets, value, buffer, message, p,
                                                                   st.senders[(r + 1) & 1], st.huge[(r + 1) & 1],
                                                                   st.counters + 3 * next, &st.edges[next], out_count,
+                                                                  st.pulled_bits + ((r + 1) & 1) * st.words, pulled,
                                                                   huge});
                     computed = true;
                 } else {
-                    gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, st.active_bits, 0, pulled,
-                                                value, buffer, message, monoid, first_wins, skip_settled, p,
+                    gg_program_pull<PULL_GROUP>(t_offsets, t_indices, t_weights, weighted, active, 0, pulled, value,
+                                                buffer, message, monoid, first_wins, skip_settled, p,
                                                 GGOut{Qn, out_count, nullptr, nullptr, 0}, ns_small ? S : H, t_first);
                 }
-                previous_pull_senders = r & 1;
-                previous_count = ns_small;
-                previous_huge = nh;
             }
         }
         if (!gg_grid_sync(st.barrier, status)) return;
