@@ -214,7 +214,7 @@ def test_struct_fields_nest_and_expand_arrays():
 
     layout = KernelStruct("persistent.cuh", "GGPersistentArgs")
     names = [name for name, _ in layout.fields]
-    assert names[-1] == "st.scan" and names.index("st.queue[1]") == names.index("st.queue[0]") + 1
+    assert names[-1] == "st.pulled_bits" and names.index("st.queue[1]") == names.index("st.queue[0]") + 1
     assert dict(layout.fields)["st.delta"] == "f" and "visited" not in names and "st.visited" in names
     queues = (SimpleNamespace(data=SimpleNamespace(ptr=0x10)), SimpleNamespace(data=SimpleNamespace(ptr=0x20)))
     template = layout.pack({"n": 9, "st": {"queue": queues, "delta": 2.5}})

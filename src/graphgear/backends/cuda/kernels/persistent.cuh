@@ -61,8 +61,6 @@ struct GGPersistentState {
     u32* claim_bits;    // exact duplicate removal of Q' (fused rounds: two bitmaps of `words` words, by parity)
     i64 words;          // words of a bitmap over the vertices: (n + 31) / 32 + 1
     u32* active_bits;   // S as a bitmap for pull
-    u32* pulled_bits;   // two bitmaps of `words` words by round parity: the next round's senders as a first-wins pull
-                        // computed them (GGComputeInPull), each word written whole by one warp, never cleared
     u32* barrier;       // 2 words
     int* status;        // [0] abort, [1] rounds run, [2] final |Q|, [3] index of the queue holding Q
     i64* log;           // GG_LOG_FIELDS per round, log_rows rounds at most (later rounds are counted, not logged)
@@ -111,6 +109,10 @@ struct GGPersistentState {
     // its length and edges packed in the round's edge word), which the push searches (gg_advance_merge_path); null
     // for the other balancers
     i64* scan;
+    // two bitmaps of `words` words by round parity: the next round's senders as a first-wins pull computed them
+    // (GGComputeInPull), each word stored whole by one warp, never cleared (last: the advance kernels' positional
+    // initializers stop before it)
+    u32* pulled_bits;
 };
 
 // The persistent traversal kernel's arguments, passed by value as ONE struct: CuPy's host time on a launch of 64
