@@ -715,6 +715,20 @@ __device__ __forceinline__ void gg_clear_active(const GGPersistentState& st, int
     gg_clear_bits(st.huge[parity], huge_count, st.active_bits);
 }
 
+// SEP-Graph's compute on vertex u, given its value and buffer as read (val, buf) and its out-degree: the program's
+// new value, buffer and message stored; whether u sends. The compute phase's step and GGComputeInPull's.
+template <class P>
+__device__ __forceinline__ bool gg_compute_vertex(P p, double* value, double* buffer, double* message, int u,
+                                                  double val, double buf, i64 degree) {
+    double msg;
+    bool send;
+    p.compute(val, buf, degree, msg, send);
+    value[u] = val;
+    buffer[u] = buf;
+    message[u] = msg;
+    return send;
+}
+
 // The next round's compute phase run by a first-wins pull (gg_program_pull_first_wins), on each vertex as the pull
 // activates it: first wins, so the thread that activates v alone writes v's state this round, and computes v at once
 // -- v's value, buffer and message, and v listed as a sender of the next round (S', or H' from `huge` arcs) with its
@@ -745,11 +759,7 @@ struct GGComputeInPull {
     __device__ __forceinline__ void operator()(bool active, int v, double val, double buf, i64 d) {
         bool send = false;
         if (active) {
-            double msg;
-            p.compute(val, buf, d, msg, send);
-            value[v] = val;
-            buffer[v] = buf;
-            message[v] = msg;
+            send = gg_compute_vertex(p, value, buffer, message, v, val, buf, d);
             ++count;
             if (send) edge_sum += (u64)d;
         }
@@ -835,11 +845,7 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             if (gg_defer(st, pile, threshold, u, buffer)) u = -1;
             if (u >= 0) {
                 const i64 d = offsets[u + 1] - offsets[u];
-                double val = value[u], buf = buffer[u], msg;
-                p.compute(val, buf, d, msg, send);
-                value[u] = val;
-                buffer[u] = buf;
-                message[u] = msg;
+                send = gg_compute_vertex(p, value, buffer, message, u, value[u], buffer[u], d);
                 if (send) degree = (u64)d;
             }
             const bool is_huge = send && (i64)degree >= huge;
