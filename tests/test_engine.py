@@ -232,6 +232,26 @@ def test_controller_prototype_decides_as_make_controller_and_follows_the_learned
     assert controller_prototype(caller, g, "traversal") is caller
 
 
+def test_a_runs_controller_is_a_copy_its_rounds_leave_the_prototype_as_it_was():
+    """run_program's own controller is copy.copy(prototype) (TraversalController.__copy__): the same attributes, a
+    different object of the same class, and Algorithm 2's state (E', the policy) changed by its rounds only in the
+    copy, so the next run starts from the prototype's."""
+    import copy
+
+    g = gg.load("rmat:12:8")
+    prototype = controller_prototype("auto", g, "traversal", True, "levels")
+    before = dict(vars(prototype))
+    run = copy.copy(prototype)
+    assert run is not prototype and type(run) is type(prototype) and vars(run) == before
+    m = g.num_arcs
+    for r, (vertices, edges) in enumerate([(1, 50), (40, m // 3), (2000, m // 2), (30, 100)]):
+        run.choose(info(r, vertices, edges, n=g.num_vertices, m=m))
+    assert vars(run) != before and run.policy == "push" and run.unexplored < before["unexplored"]
+    assert vars(prototype) == before
+    assert copy.copy(prototype).choose(info(0, 1, 50, n=g.num_vertices, m=m)).strategy == \
+        make_controller("auto", g, "traversal", monotone=True).choose(info(0, 1, 50, n=g.num_vertices, m=m)).strategy
+
+
 def test_hops_need_a_monotone_program_and_a_program():
     """Label correcting is refused to a program that does not declare itself monotone, and to a functor advance
     (BC's level-synchronous forward phase); a monotone program's result is the same with hops (the CPU ignores them)."""

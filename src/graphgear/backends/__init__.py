@@ -40,8 +40,10 @@ def get_backend(name: Any = "auto") -> Any:
     """The backend object for "auto", "cpu" or "cuda" (a backend object passes through); BackendError for anything
     else, named (None, 3, "gpu")."""
     if not isinstance(name, str):
-        if any(name is instance for instance in _instances.values()) or is_backend(name):  # ours first: the
-            # protocol's isinstance reads every member (tens of microseconds a call, several calls per algorithm call)
+        for instance in _instances.values():  # ours first: the protocol's isinstance reads every member (tens of
+            if name is instance:              # microseconds a call, several calls per algorithm call)
+                return name
+        if is_backend(name):
             return name
         raise BackendError(f"backend must be one of {', '.join(map(repr, BACKENDS))} or a backend object, got "
                            f"{type(name).__name__} {name!r}")

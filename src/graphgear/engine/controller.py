@@ -311,6 +311,14 @@ class TraversalController(Controller):
         # the sparse graph's one async pass, `hops` levels per grid barrier (a monotone program on a hop-friendly graph)
         self.sparse_pass = label_correcting(self.base, hops) if hops > 1 else self.base.with_(sync="async")
 
+    def __copy__(self) -> TraversalController:
+        """A run's own controller from its prototype (program.run_program): the same plain attributes, the
+        prototype untouched. copy.copy's generic path (__reduce_ex__, then a rebuild) took about five times as long,
+        host time in front of a GPU traversal's launch."""
+        replica = object.__new__(type(self))
+        replica.__dict__.update(self.__dict__)
+        return replica
+
     def device_rules(self) -> tuple[Strategy, tuple[float, float, float]] | None:
         """(base strategy, (alpha, beta, E')) for a backend that evaluates these rules itself each round (the GPU's
         persistent kernel); None on a sparse graph, where the rules never switch. Replaying `choose` on the rounds the
