@@ -30,6 +30,7 @@ from graphgear.engine.controller import (
     near_far_hops,
     note_depth,
     parsed_once,
+    run_controller,
 )
 from graphgear.engine.strategy import CHOICES, Strategy
 from graphgear.engine.trace import Trace
@@ -210,7 +211,7 @@ def test_auto_gives_hops_to_monotone_traversals_of_hop_friendly_graphs(spec, tak
 
 def test_controller_prototype_decides_as_make_controller_and_follows_the_learned_depth():
     """A run reads its controller's decisions before its launch from a prototype built once per graph and request
-    (run_program builds its own controller after the launch): the same object while nothing changes, the same
+    (run_controller gives each run a copy of it): the same object while nothing changes, the same
     decisions as make_controller's controller, and a new one once a deep traversal of the graph is learned (the
     controller then takes the graph as high-diameter). A Strategy or a caller's controller is make_controller's."""
     g = gg.load("grid:12:12:0.9")
@@ -233,9 +234,9 @@ def test_controller_prototype_decides_as_make_controller_and_follows_the_learned
 
 
 def test_a_runs_controller_is_a_copy_its_rounds_leave_the_prototype_as_it_was():
-    """run_program's own controller is copy.copy(prototype) (TraversalController.__copy__): the same attributes, a
-    different object of the same class, and Algorithm 2's state (E', the policy) changed by its rounds only in the
-    copy, so the next run starts from the prototype's."""
+    """run_program's own controller is copy.copy(prototype) (run_controller, TraversalController.__copy__): the same
+    attributes, a different object of the same class, and Algorithm 2's state (E', the policy) changed by its rounds
+    only in the copy, so the next run starts from the prototype's."""
     import copy
 
     g = gg.load("rmat:12:8")
@@ -250,6 +251,10 @@ def test_a_runs_controller_is_a_copy_its_rounds_leave_the_prototype_as_it_was():
     assert vars(prototype) == before
     assert copy.copy(prototype).choose(info(0, 1, 50, n=g.num_vertices, m=m)).strategy == \
         make_controller("auto", g, "traversal", monotone=True).choose(info(0, 1, 50, n=g.num_vertices, m=m)).strategy
+    mine = run_controller("auto", g, "traversal", True, "levels")  # what run_program takes: a copy, the same state
+    assert mine is not prototype and vars(mine) == before
+    fixed = Strategy(direction="pull")
+    assert run_controller(fixed, g, "traversal").strategy == fixed  # a caller's Strategy: make_controller's
 
 
 def test_hops_need_a_monotone_program_and_a_program():

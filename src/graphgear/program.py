@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from copy import copy as shallow_copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +31,7 @@ import numpy as np
 
 from .backends import get_backend
 from .engine.controller import (CONTROLLERS, Controller, IterationInfo, TraversalController, check_strategy,
-                                controller_prototype, make_controller, note_depth)
+                                note_depth, run_controller)
 from .engine.strategy import Strategy, require_monotone
 from .engine.trace import Trace
 from .errors import GraphError, StrategyError
@@ -139,12 +138,9 @@ def run_program(
         raise GraphError(f"params must be numbers, got {shown(params)}") from None
     kind = _controller_kind(program, be, strategy, after_round)
     order = be.capabilities.async_order
-    # the run's controller: a copy of Algorithm 2's prototype, built once per graph and request (its state is plain
-    # values and the prototype never runs; building one per call was host time in front of the launch), else
-    # make_controller's (a caller's controller as it is)
-    prototype = controller_prototype(strategy, graph, kind, program.monotone, order)
-    controller = (shallow_copy(prototype) if isinstance(prototype, TraversalController) and prototype is not strategy
-                  else make_controller(strategy, graph, kind, program.monotone, order))
+    # a copy of Algorithm 2's prototype, built once per graph and request (building one per call was host time in
+    # front of the launch), else make_controller's (a caller's controller as it is)
+    controller = run_controller(strategy, graph, kind, program.monotone, order)
     fixed = getattr(controller, "strategy", None)
     if fixed is not None and fixed.sync == "async" and fixed.direction == "pull" and program.accumulate == "sum":
         raise StrategyError("async pull re-reads messages, so it needs an idempotent accumulate (min/max/or), not sum")

@@ -24,6 +24,7 @@ hybrid    MultiGraph (Hong et al., PACT'17, Algorithm 3), traversals: each itera
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import weakref
@@ -60,6 +61,7 @@ __all__ = [
     "hop_friendly",
     "make_controller",
     "controller_prototype",
+    "run_controller",
     "LOCAL_HOPS",
     "near_far_hops",
     "fifo_pass",
@@ -561,7 +563,7 @@ def controller_prototype(strategy: Any, graph: Any, kind: str, monotone: bool = 
                          async_order: str = "levels") -> Controller:
     """The controller make_controller would build for these arguments, built once per graph, arguments and learned
     depth, and never run: a run takes a copy of it where it is SEP-Graph Algorithm 2's TraversalController (whose
-    state is plain values; program.run_program), make_controller's own otherwise. Building one per call (the
+    state is plain values; run_controller), make_controller's own otherwise. Building one per call (the
     configuration table, the graph's statistics) was host time in front of every launch
     (docs/performance.md#host-time-of-a-call). A Strategy or a controller of the caller's passes to make_controller."""
     if not isinstance(strategy, str):
@@ -578,6 +580,18 @@ def controller_prototype(strategy: Any, graph: Any, kind: str, monotone: bool = 
     if prototype is None:
         prototype = known[key] = make_controller(strategy, graph, kind, monotone, async_order)
     return prototype
+
+
+def run_controller(strategy: Any, graph: Any, kind: str, monotone: bool = False,
+                   async_order: str = "levels") -> Controller:
+    """The controller one run uses: a copy of the cached prototype (controller_prototype) where that is SEP-Graph
+    Algorithm 2's TraversalController, whose state is plain values that the run's rounds change; make_controller's,
+    built once, otherwise (a caller's Strategy or controller, or an automatic controller that learns while it runs)."""
+    if isinstance(strategy, str):
+        prototype = controller_prototype(strategy, graph, kind, monotone, async_order)
+        if isinstance(prototype, TraversalController):
+            return copy.copy(prototype)
+    return make_controller(strategy, graph, kind, monotone, async_order)
 
 
 def controller_name(strategy: Any) -> str:
