@@ -188,6 +188,7 @@ def run_program(
         rounds += 1
     if source is not None:  # the single-source start, if no round made it (max_rounds 0)
         be.fill_state(state)
+    be.release_state(state)  # no launch uses it again: a scratch pair it holds goes to the next run
     return ProgramRun(trace, state, be, check)
 
 

@@ -813,6 +813,36 @@ def test_single_source_start_is_made_by_the_first_launch(strategy):
     assert np.isinf(idle.values).all() and buffers[s] == 0.0 and np.isinf(np.delete(buffers, s)).all()
 
 
+def test_single_source_scratch_pair_lent_to_one_run_at_a_time():
+    """A single-source start's buffer and message are the graph's scratch pair, lent to one program state until its
+    run is over (run_program releases it): two lazy BFS runs on one graph share it, and each one's distances, read
+    after both were launched, equal the CPU's; a state whose run is not over keeps it, so the next state gets its own
+    arrays; a state that is gone gives it back."""
+    import gc
+
+    from graphgear.algorithms.bfs import BFS_PROGRAM
+    from graphgear.backends import get_backend
+
+    be = get_backend("cuda")
+    g = gg.load("kron:12")
+    G = be.graph(g)
+    order = np.argsort(-g.out_degree(), kind="stable")
+    a, b = int(order[0]), int(order[5])
+    first = gg.run_program(BFS_PROGRAM, g, source=a, backend="cuda", lazy=True)
+    second = gg.run_program(BFS_PROGRAM, g, source=b, backend="cuda", lazy=True)
+    assert first.state.buffer is second.state.buffer is G.source_scratch[0]
+    assert first.state.message is second.state.message is G.source_scratch[1]
+    for s, run in ((a, first), (b, second)):
+        np.testing.assert_array_equal(run.values, gg.run_program(BFS_PROGRAM, g, source=s, backend="cpu").values)
+    held = be.program_state(G, BFS_PROGRAM, None, None, np.zeros(0), source=a)
+    own = be.program_state(G, BFS_PROGRAM, None, None, np.zeros(0), source=b)
+    assert held.buffer is G.source_scratch[0] and own.buffer is not G.source_scratch[0]
+    assert own.message is not G.source_scratch[1] and own.scratch_of is None
+    del held
+    gc.collect()
+    assert be.program_state(G, BFS_PROGRAM, None, None, np.zeros(0), source=b).buffer is G.source_scratch[0]
+
+
 @pytest.mark.parametrize("direction", ["push", "pull"])
 def test_async_topology_driven_rounds_run_in_one_persistent_launch(monkeypatch, direction):
     """SEP-Graph's async topology-driven path drains inside one persistent launch (every vertex computes each round;

@@ -477,6 +477,7 @@ def near_far_on_device(be: Any, G: Any, graph: Any, s: int, width: float, strate
     # for the kernel; the trace row is made, and a failed launch raises, when the trace or the distances are first read
     pending = be.program_persistent(G, state, None, base, "push", delta=width, threshold=width, light_heavy=split,
                                     lazy=True)
+    be.release_state(state)  # the one launch runs it to the end
     trace = Trace(algorithm="sssp", backend=be.name, controller=str(strategy))
 
     def fill() -> None:

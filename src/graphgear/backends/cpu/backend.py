@@ -288,6 +288,10 @@ class CpuBackend:
     def fill_state(self, s: ProgramState) -> None:
         """Nothing: a CPU program state is made whole by program_state (the GPU's may wait for its first launch)."""
 
+    @staticmethod
+    def release_state(s: ProgramState) -> None:
+        """Nothing: a CPU program state owns its arrays (the GPU's may hold its graph's scratch pair)."""
+
     def program_round(self, G: CpuGraph, s: ProgramState, worklist: Frontier, strategy: Any) -> tuple[Frontier, int]:
         """One round of the program under `strategy`; returns (next worklist, edges processed)."""
         n = G.num_vertices

@@ -32,6 +32,10 @@ class CudaGraph:
     _hubs_first_column: Any = field(default=None, repr=False)
     _pulled: int | None = field(default=None, repr=False)
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
+    # a single-source start's buffer and message (float64[V] each), lent to one program state at a time until its run
+    # is over (Programs.program_state, release_state) or it is gone (a weakref to it); allocated on first use
+    source_scratch: tuple[Any, Any] | None = field(default=None, repr=False)
+    source_scratch_owner: Any = field(default=None, repr=False)
     _light_heavy: dict = field(default_factory=dict, repr=False)  # delta -> (light CSR, heavy CSR); their CSCs
     # neighbor_reduce's ReducePlan by direction, degree bins by (direction, spec), the power iteration's PowerPlan
     # ("power", with its work arrays)

@@ -5,6 +5,7 @@ compute, then push through the advance kernels or pull over the in-edges; async,
 from __future__ import annotations
 
 from collections.abc import Callable
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ class CudaProgramState:
     # filled), the single-source start (values inf, buffers inf but 0 at `source`; -1: none, or made)
     message_fill: float | None = None
     source: int = -1
+    scratch_of: Any = None  # the CudaGraph whose scratch pair (source_scratch) buffer and message are, until released
 
 
 class Programs:
@@ -89,20 +91,47 @@ class Programs:
                       copy: bool = True, source: int | None = None) -> CudaProgramState:
         """The device arrays of a vertex program about to run on G; `value` and `buffer` are copied unless copy=False
         (the caller made them for this run: a float64 device array is then used as it is). With a `source` (value and
-        buffer None) the state is a single-source start, made by its first launch (fill_state)."""
+        buffer None) the state is a single-source start, made by its first launch (fill_state): its value is its own,
+        its buffer and message G's scratch pair where no other state holds it (release_state gives it back)."""
         n = G.num_vertices
         monoid = MONOIDS[program.accumulate]
         cp = self.xp
-        if source is not None:
-            value, buffer, copy = cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64), False
-        return CudaProgramState(
-            value=self._float64(value, copy), buffer=self._float64(buffer, copy),
-            message=cp.empty(n, dtype=cp.float64), message_fill=IDENTITY[monoid],
+        owner = G.source_scratch_owner
+        scratch = source is not None and (owner is None or owner() is None)
+        if scratch:
+            # a single-source start's buffer and message are G's scratch pair, lent to this state until its run is
+            # over (release_state): the runs on a graph take the stream one after another, so the next run's launch
+            # refills them behind this one's. Two allocations a call were host time in front of a BFS's kernel
+            # (docs/performance.md#host-time-of-a-call)
+            if G.source_scratch is None:
+                G.source_scratch = (cp.empty(n, dtype=cp.float64), cp.empty(n, dtype=cp.float64))
+            buffer, message = G.source_scratch
+            value = cp.empty(n, dtype=cp.float64)
+        elif source is not None:  # the pair is lent to a state whose run is not over: this one gets its own
+            value, buffer, message = (cp.empty(n, dtype=cp.float64) for _ in range(3))
+        else:
+            value, buffer = self._float64(value, copy), self._float64(buffer, copy)
+            message = cp.empty(n, dtype=cp.float64)
+        state = CudaProgramState(
+            value=value, buffer=buffer, message=message, message_fill=IDENTITY[monoid],
             source=-1 if source is None else source, send=None,
             params=self.program_params(params), program=program, monoid=monoid,
             first_wins=program.first_wins, skip_settled=program.skip_settled, module=self._program_module(program),
             visited=None,  # made by _lookup / _persistent_visited when a strategy first asks for bitmask lookup
+            scratch_of=G if scratch else None,
         )
+        if scratch:
+            G.source_scratch_owner = weakref.ref(state)
+        return state
+
+    @staticmethod
+    def release_state(s: CudaProgramState) -> None:
+        """The state's run is over (no launch will use it again): its graph's scratch pair, if the state holds it,
+        goes to the next single-source state. Its buffer and message then keep their contents only until that
+        state's first launch; its values are its own."""
+        if s.scratch_of is not None:
+            s.scratch_of.source_scratch_owner = None
+            s.scratch_of = None
 
     def _float64(self, array: Any, copy: bool) -> Any:
         """`array` as a float64 device array: itself where it is one and need not be copied (cp.array's checks cost
