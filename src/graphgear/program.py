@@ -73,7 +73,9 @@ def nothing_to_check() -> None:
 
 @dataclass
 class ProgramRun:
-    """What `run_program` returns: the trace and the backend's state; `values` copies the final values to the host."""
+    """What `run_program` returns: the trace and the backend's state; `values` copies the final values to the host.
+    The values are the run's own; a single-source run's buffers and messages on the GPU are its graph's scratch,
+    which the next single-source run on that graph refills (backend release_state)."""
 
     trace: Trace
     state: Any

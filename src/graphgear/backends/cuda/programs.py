@@ -4,8 +4,8 @@ compute, then push through the advance kernels or pull over the in-edges; async,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
