@@ -810,8 +810,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
     bool claimed = false;  // Q's entries hold claim bits (a push, a bucket refill or heavy rows wrote it; a pull did not)
     // a first-wins pull computes what it activates (GGComputeInPull) where the next round is a plain one: no topology
     // drive, near-far buckets or light/heavy split, and a sender queue without merge_path's prefix sum
-    const bool compute_in_pull = PULL_GROUP == 1 && first_wins && monoid != GG_SUM && !topology && st.delta <= 0.0 &&
-                                 !st.heavy_offsets && !Expand::scanned;
+    const bool compute_in_pull = gg_pulls_first_wins(PULL_GROUP, first_wins, monoid, 0) && !topology &&
+                                 st.delta <= 0.0 && !st.heavy_offsets && !Expand::scanned;
     bool computed = false;  // the previous round's pull computed this round's worklist (Q was counted, not queued)
     for (;;) {
     for (; r < max_rounds && qsize > 0; ++r) {

@@ -250,12 +250,19 @@ __device__ void gg_program_pull_first_wins(const i64* t_offsets, const int* t_in
 // program (sums, groups of 4-32 lanes, every source active) through gg_pull_vertex_group, which warp-gathers rows
 // of GG_PULL_GATHER_DEGREE in-edges and more when G == 1. `sender` (persistent kernel): a sender of this round;
 // `t_first`: the CSC's first column (the first-wins pull's).
+// Whether a pull round runs gg_program_pull_first_wins (a thread a candidate, stopping at the first parent): a
+// first-wins program with an idempotent accumulate, one lane a candidate, and not every source active. The rule
+// gg_program_pull dispatches on, and the persistent kernel's test for computing in such a pull (GGComputeInPull).
+__device__ __forceinline__ bool gg_pulls_first_wins(int group, int first_wins, int monoid, int all_active) {
+    return group == 1 && first_wins && monoid != GG_SUM && !all_active;
+}
+
 template <int G, class P>
 __device__ void gg_program_pull(const i64* t_offsets, const int* t_indices, const float* t_weights, int weighted,
                                 const u32* active_bits, int all_active, int n, const double* value, double* buffer,
                                 const double* message, int monoid, int first_wins, int skip_settled, P p, GGOut out,
                                 const int* sender = nullptr, const int* t_first = nullptr) {
-    if (G == 1 && first_wins && monoid != GG_SUM && !all_active) {
+    if (gg_pulls_first_wins(G, first_wins, monoid, all_active)) {
         gg_program_pull_first_wins(t_offsets, t_indices, t_weights, t_first, weighted, active_bits, n, value, buffer,
                                    message, monoid, skip_settled, p, out, sender);
         return;
