@@ -120,6 +120,48 @@ def test_the_dedup_ablation_times_every_technique_and_counts_what_each_leaves():
     assert all(listed[c] >= listed["atomic"] for c in gpu.DEDUP_TECHNIQUES)
 
 
+def test_path_ablation_names_sep_graphs_eight_paths_then_the_controllers():
+    """The path ablation's columns: each of SEP-Graph's eight paths once, named as the trace names it, then static,
+    adaptive (Algorithm 1), hybrid and auto; and the load-balancing ablation holds Busato's supports, alone and
+    together, on the node-based mapping."""
+    from graphgear.bench import gpu
+
+    columns = gpu.path_columns()
+    assert [c for c, _ in columns[8:]] == ["static", "adaptive", "hybrid", "auto"]
+    paths = [c for c, _ in columns[:8]]
+    assert len(set(paths)) == 8 and all(st.path == c for c, st in columns[:8])
+    assert {p.split("-")[0] for p in paths} == {"sync", "async"} and {p.split("-")[2] for p in paths} == {"dd", "td"}
+    supports = {name: st for name, st in gpu.ablation_strategies() if "+" in name}
+    assert {st.supports for st in supports.values()} == {
+        frozenset({"warp_gather"}), frozenset({"block_gather"}), frozenset({"supplementary_queues"}),
+        frozenset({"warp_gather", "block_gather", "supplementary_queues"})}
+
+
+@pytest.mark.gpu
+def test_the_path_ablation_runs_each_path_as_named():
+    """Each fixed path's column runs that path (the trace of a run under its strategy names it and no other), and
+    every column has a positive time."""
+    from graphgear.bench import gpu
+
+    (row,) = gpu.path_ablation(["kron:10"], repeat=1, progress=lambda message: None)
+    assert all(row[c] > 0 for c, _ in gpu.path_columns())
+    g = gg.load("kron:10")
+    source = int(np.argmax(g.out_degree()))
+    for column, strategy in gpu.path_columns()[:8]:
+        assert {r.path for r in gg.bfs(g, source, backend="cuda", strategy=strategy).trace.rows} == {column}
+
+
+@pytest.mark.gpu
+def test_the_pagerank_ablation_times_every_method_and_layout():
+    """PageRank by method and layout, MultiGraph's dense mode among them: positive times, and the power iteration
+    and the dense mode take the same iterations (the same iterates, the gather summed in another order)."""
+    from graphgear.bench import gpu
+
+    (row,) = gpu.pagerank_ablation(["rmat:15:32"], repeat=1, progress=lambda message: None)
+    assert all(row[c] > 0 and row[f"{c} iterations"] > 0 for c, _ in gpu.PAGERANK_COLUMNS)
+    assert len({row[f"{c} iterations"] for c in ("power/given", "power/degree", "dense/given", "dense/degree")}) == 1
+
+
 def test_dedup_ablation_names_every_technique_on_an_edge_queue():
     """Each duplicate-removal technique is its own column, on the frontier it applies to (an edge queue), valid."""
     from graphgear.bench import gpu

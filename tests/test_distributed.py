@@ -52,6 +52,9 @@ def _same_results(g, dg, source=0):
         r1, r2 = gg.pagerank(g, weight=weight), gg.pagerank(dg, weight=weight)
         assert r1.iterations == r2.iterations
         np.testing.assert_allclose(r2.ranks, r1.ranks, rtol=1e-12, atol=1e-15)
+    for method in ("delta", "priority", "dense"):  # the methods a DistributedGraph does not run, refused by name
+        with pytest.raises(GraphError, match=f"runs PageRank's power iteration.*not method='{method}'"):
+            gg.pagerank(dg, method=method)
 
 
 @pytest.mark.parametrize("k", WORKERS)

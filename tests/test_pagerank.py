@@ -134,6 +134,43 @@ def test_power_matches_networkx(case, layout):
     assert {row.path for row in ours.trace} == {"sync-pull-td"}
 
 
+@settings(max_examples=60, **SETTINGS)
+@given(cases(), st.sampled_from(["given", "degree"]))
+def test_dense_matches_networkx(case, layout):
+    """MultiGraph's dense mode: the power iteration's iterates with the gather by MultiGraphD's two phases (on these
+    small graphs one tile, all arcs light; the heavy tiles are the next test's)."""
+    g, ref, alpha, personalization, nstart, dangling = case
+    ours = pagerank(g, alpha=alpha, tol=1e-8, max_iter=5000, personalization=personalization, nstart=nstart,
+                    dangling=dangling, method="dense", backend="cpu", layout=layout)
+    if g.num_vertices == 0:
+        assert ours.ranks.shape == (0,)
+        return
+    expected = nx_pagerank(g, ref, alpha=alpha, tol=1e-8, max_iter=5000, personalization=nx_args(personalization),
+                           nstart=nx_args(nstart), dangling=nx_args(dangling))
+    assert np.abs(ours.ranks - expected).sum() <= L1
+    assert len(ours.trace) == ours.iterations >= 1
+    assert all("MultiGraphD" in row.reason for row in ours.trace)
+
+
+@pytest.mark.parametrize("layout", ["given", "degree"])
+@pytest.mark.parametrize("spec", ["kron:12", "rmat:15:32:w"])
+def test_dense_with_heavy_tiles_equals_power(spec, layout, backend):
+    """Graphs whose tiles include heavy ones (more than 18K arcs: one CTA each) and, on rmat:15:32, several panels:
+    the dense mode's ranks equal the pull power iteration's up to the summation order, iteration for iteration."""
+    from graphgear.graph.layout import degree_renumbering
+    from graphgear.graph.tiles import graph_tiles
+
+    g = gg.load(spec)
+    kwargs = {"tol": 1e-10 / g.num_vertices, "max_iter": 1000, "backend": backend, "layout": layout}
+    dense = gg.pagerank(g, method="dense", **kwargs)
+    power = gg.pagerank(g, method="power", **kwargs)
+    assert dense.iterations == power.iterations
+    assert np.abs(dense.ranks - power.ranks).sum() < 1e-12
+    tiled = graph_tiles(degree_renumbering(g).graph if layout == "degree" else g)
+    assert tiled.heavy_row.size and (spec == "kron:12" or (tiled.light_source.size and tiled.panels > 1))
+    assert dense.trace.backend == backend and all("MultiGraphD" in row.reason for row in dense.trace)
+
+
 @settings(max_examples=100, **SETTINGS)
 @given(cases(), st.sampled_from(["delta", "priority"]))
 def test_delta_matches_networkx(case, method):
@@ -234,8 +271,9 @@ def test_power_with_fixed_strategies():
         ours = pagerank(g, method="power", strategy=strategy, backend="cpu")
         assert np.abs(ours.ranks - expected).sum() <= 1e-12
         assert {row.path for row in ours.trace} == {"sync-pull-td"}
-    with pytest.raises(StrategyError, match="sync-pull-td"):
-        pagerank(g, method="power", strategy="direction=push")
+    for method in ("power", "dense"):
+        with pytest.raises(StrategyError, match=f"method='{method}' runs the sync-pull-td path only"):
+            pagerank(g, method=method, strategy="direction=push")
     # method="auto" with a fixed push path runs the delta program on that path
     ours = pagerank(g, strategy="direction=push", **delta_tol(g))
     assert {row.path for row in ours.trace} == {"sync-push-dd"}

@@ -85,7 +85,8 @@ def pagerank(graph: Any, alpha: float = 0.85, personalization: Any = None, max_i
     """PageRank as networkx.pagerank defines it, with its arguments in its order (alpha, personalization, max_iter,
     tol, nstart, weight, dangling): ``.ranks`` sums to 1; ``weight=None`` splits a vertex's rank evenly over its
     out-edges. ``method`` is "power" (pull power iteration), "delta" (delta-based push), "priority" (delta with
-    SEP-Graph's priority scheduling: the larger residuals sent first) or "auto"; ``layout``
+    SEP-Graph's priority scheduling: the larger residuals sent first), "dense" (the power iteration with MultiGraph's
+    dense-mode gather: two phases over 2D tiles) or "auto"; ``layout``
     "degree" runs the power iteration on the graph renumbered by degree, "given" on the ids as they are, "auto" picks
     degree for large power-law graphs."""
     if is_distributed(graph):

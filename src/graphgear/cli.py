@@ -714,8 +714,9 @@ def _ablation_table(title: str, rows: list[dict], columns: list[str], cell: Call
 
 
 def _cmd_bench_gpu(args: argparse.Namespace) -> int:
-    """graphgear bench --suite gpu: every algorithm on kron:21 and grid:2048:2048, SCC against SciPy, and the BFS
-    load-balancing ablation on the generated and the real graphs."""
+    """graphgear bench --suite gpu: every algorithm on kron:21 and grid:2048:2048, SCC against SciPy, and the
+    ablations on the generated and the real graphs: BFS by load-balancing technique, SSSP by duplicate removal, BFS
+    by execution path and controller, PageRank by method and layout."""
     from rich.table import Table
 
     from .backends import cuda_available
@@ -768,6 +769,17 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
             f"{ablation_repeat}) / frontier entries computed in all", dedup, list(gpu.DEDUP_TECHNIQUES),
             lambda row, c: f"{row[c]:,.2f} / {row[c + ' listed']:,}"))
         report["dedup_ablation"] = dedup
+        paths = gpu.path_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
+        console.print(_ablation_table(
+            f"BFS by SEP-Graph's execution path fixed for the run, then by controller, ms (median of {ablation_repeat})",
+            paths, [column for column, _ in gpu.path_columns()], lambda row, c: f"{row[c]:,.2f}"))
+        report["path_ablation"] = paths
+        ranks = gpu.pagerank_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
+        console.print(_ablation_table(
+            f"PageRank (tol 1e-6) by method and layout, ms a call (median of {ablation_repeat}) / iterations (delta "
+            "methods: rounds)", ranks, [column for column, _ in gpu.PAGERANK_COLUMNS],
+            lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}"))
+        report["pagerank_ablation"] = ranks
     if args.json:
         _write_json(args.json, report, default=float)
     return 0
@@ -897,7 +909,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="smoke: every algorithm against SciPy/NetworkX; gpu: GPU times, GTEPS, bandwidth and the "
                        "load-balancing ablation; adaptive: auto against every fixed strategy (default smoke)")
     bench.add_argument("--gpu-graphs", help="gpu suite: comma-separated generator specs (default kron:21,grid:2048:2048)")
-    bench.add_argument("--no-ablation", action="store_true", help="gpu suite: skip the load-balancing ablation")
+    bench.add_argument("--no-ablation", action="store_true", help="gpu suite: skip the ablations")
     bench.add_argument("--scale", type=int, help="adaptive suite: 2^SCALE vertices a generated shape (default 16 on "
                        "the CPU, 21 on the GPU)")
     bench.add_argument("--shapes", help="adaptive suite: comma-separated subset of the graph shapes, e.g. \"road-like "

@@ -41,6 +41,13 @@ priority  delta with SEP-Graph's priority scheduling (section 4.4.3): before eve
         a round applies and sends only the larger residuals (a residual shrinks by alpha with every hop, so sending the
         large ones first wastes fewer messages on vertices about to receive more); the rest wait in the worklist for a
         later round. The rounds (max_iter counts them) are more and lighter; each row of the trace names its threshold.
+dense   MultiGraph's dense mode (MultiGraphD, Hong et al., PACT'17, section 4): the power iteration, iterate for
+        iterate, with its gather as the backend's `dense_product`: the edge matrix cut into 6K x 6K tiles
+        (graph/tiles.py), a heavy tile (more than 18K arcs) summed by one CTA with its destinations' partial sums in
+        shared memory, the light arcs of a column panel streamed to a buffer, phase 2 adding the buffer up per row
+        panel. A launch sequence and a host read an iteration on every backend (no fused form); its layout is built on
+        the host once per graph. Slower than power wherever measured (docs/performance.md#multigraphds-kernels-
+        measured), so auto never picks it; it is the paper's dense mode, to run and compare.
 auto    power, unless ``strategy`` fixes an execution path other than sync-pull-td: then delta (it runs on every path).
 
 Layout (the power iteration)
@@ -81,7 +88,7 @@ from ._common import append_trace, check_choice, check_non_negative_weights, che
 
 __all__ = ["METHODS", "PAGERANK_DELTA", "pagerank"]
 
-METHODS = ("auto", "power", "delta", "priority")
+METHODS = ("auto", "power", "delta", "priority", "dense")
 PRIORITY_SAMPLE, PRIORITY_RANK = 1000, 200  # SEP-Graph 4.4.3: 1000 residuals sampled, the 200th largest the threshold
 POWER_PATH = "sync-pull-td"
 SLACK = 0.5  # the delta run aims at SLACK * N * tol, so one solve usually suffices
@@ -324,8 +331,8 @@ def pagerank(
     x0 = _distribution(graph, nstart, "nstart")
     d = _distribution(graph, dangling, "dangling")
     power = None if method in ("delta", "priority") else _power_strategy(strategy, graph)
-    if method == "power" and power is None:
-        raise StrategyError(f"method='power' runs the sync-pull-td path only, not strategy {strategy!s}; "
+    if method in ("power", "dense") and power is None:
+        raise StrategyError(f"method={method!r} runs the sync-pull-td path only, not strategy {strategy!s}; "
                             "use method='delta'")
     if power is None and alpha >= 1.0:
         raise GraphError(f"method={method!r} needs alpha < 1 (the residual must shrink); use method='power' for "
@@ -340,7 +347,7 @@ def pagerank(
     inv, is_dangling = _shares(be, G)
     if power is not None:
         ranks, iterations, trace = _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x0, inv,
-                                                    is_dangling, renumbering)
+                                                    is_dangling, renumbering, dense=method == "dense")
     else:
         p, d_is_p = _vector(be, n, p), d is None
         d, x0 = (p if d_is_p else _vector(be, n, d)), _vector(be, n, x0)
@@ -379,7 +386,8 @@ def _out_weight(be: Any, G: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------------------ power
-def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling, renumbering=None):
+def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is_dangling, renumbering=None,
+                     dense=False):
     """Topology-driven pull power iteration, step for step networkx's _pagerank_scipy: per iteration one gather
     (neighbor_reduce of the contributions) and one fused update (vertex_reduce of POWER_APPLY: new ranks, next
     contributions, L1 change), the dangling mass summed on the device; one host read (the change) per iteration.
@@ -387,7 +395,8 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
     host read in all and the same iterates up to rounding (its degree bins may add a row up in another order); there
     p, d and x left None (uniform) stay one value, not V-long arrays. renumbering: G's ids are by decreasing
     out-degree (the fused kernel then keeps the first sources' contributions in shared memory and writes the ranks
-    in the original ids itself); the ranks returned are in the original ids."""
+    in the original ids itself); the ranks returned are in the original ids. dense: the gather is MultiGraphD's
+    two-phase product (be.dense_product), a launch sequence an iteration on every backend."""
     xp = be.xp
     strategy, controller, why = power
     n = G.num_vertices
@@ -398,7 +407,9 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
                   edges_processed=G.num_arcs, seconds=seconds, decision=POWER_PATH,
                   reason=f"{why}{how}; L1 change {err:.3g} vs N*tol {n * tol:.3g}")
 
-    if be.capabilities.fused_power and max_iter > 0:
+    if dense:
+        why = f"{why}; gather: MultiGraphD's two phases over 6K x 6K tiles (dense_product)"
+    if be.capabilities.fused_power and max_iter > 0 and not dense:
         uniform = 1.0 / n
         p = uniform if p is None else be.asarray(p)
         teleport = (1.0 - alpha) * p
@@ -432,7 +443,10 @@ def _power_iteration(be, G, graph, power, alpha, tol, max_iter, p, d, x, inv, is
     for iteration in range(max_iter):
         t0 = time.perf_counter()
         mass = be.vertex_reduce(dangling, RANK_OF, (x,)) if dangling.size else no_mass
-        be.neighbor_reduce(G, PULL_CONTRIBUTION, (contrib,), "sum", "in", out=gathered)
+        if dense:
+            be.dense_product(G, contrib, out=gathered)
+        else:
+            be.neighbor_reduce(G, PULL_CONTRIBUTION, (contrib,), "sum", "in", out=gathered)
         change = be.vertex_reduce(None, POWER_APPLY, (x, gathered, teleport, d, inv, contrib, params, mass),
                                   num_vertices=n)
         err = float(change[0])

@@ -5,7 +5,9 @@ NetworkX asks a backend what it can run, never which backend it is). A backend's
 
 Every backend runs the operators of the vertex-centric model (SEP-Graph, Table 1; Gunrock's advance/filter): advance
 (push over out-edges), pull (gather over in-edges), filter, for_each_vertex, vertex_reduce and neighbor_reduce, and a
-vertex program's round (program_state, program_round). What differs is declared here:
+vertex program's round (program_state, program_round), and MultiGraph's dense mode (`dense_product`: the sum over
+each vertex's in-arcs of x[source], by MultiGraphD's two phases over graph/tiles.py's layout of the graph). What
+differs is declared here:
 
     async_order       how an async push drains its worklist: "fifo" (one FIFO worklist on one thread, in order: the
                       CPU; a single-source drain is then BFS order, so BC's reverse pass and SEP-Graph's serial pass
@@ -179,6 +181,8 @@ class Backend(Protocol):
     def vertex_reduce(self, frontier: Any, functor: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
 
     def neighbor_reduce(self, G: Any, map_fn: Any, state: tuple, *args: Any, **kwargs: Any) -> Any: ...
+
+    def dense_product(self, G: Any, x: Any, out: Any = None) -> Any: ...
 
     def program_state(self, G: Any, program: Any, value: Any, buffer: Any, params: Any, **kwargs: Any) -> Any: ...
 

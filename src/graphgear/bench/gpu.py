@@ -48,7 +48,28 @@ TECHNIQUES = (("vertex_group-1", {"balance": "vertex_group", "group_size": 1}),
               ("three_stage", {"balance": "three_stage"}),
               ("block_scan", {"balance": "block_scan"}),
               ("hierarchical", {"balance": "hierarchical"}),
-              ("two_phase", {"balance": "twc", "frontier": "two_phase"}))  # Busato's two-phase queue (sync only)
+              ("two_phase", {"balance": "twc", "frontier": "two_phase"}),  # Busato's two-phase queue (sync only)
+              # Busato & Bombieri's supports on their node-based mapping (a lane a vertex), each alone and together
+              *((f"vertex_group-1+{label}", {"balance": "vertex_group", "group_size": 1, "supports": supports})
+                for label, supports in (("warp_gather", "warp_gather"), ("block_gather", "block_gather"),
+                                        ("supplementary_queues", "supplementary_queues"),
+                                        ("supports", "warp_gather+block_gather+supplementary_queues"))))
+# SEP-Graph's eight execution paths (push / pull, sync / async, data- / topology-driven; a pull or a topology drive
+# keeps a bitmap frontier), then the controllers that choose among them: the configuration table fixed for the run
+# (static), Algorithm 1 (adaptive: candidates timed), MultiGraph's hybrid and auto
+PATHS = tuple(Strategy(direction=direction, sync=sync, drive=drive,
+                       frontier="bitmap" if direction == "pull" or drive == "topology" else "vertex_queue")
+              for sync in ("sync", "async") for direction in ("push", "pull") for drive in ("data", "topology"))
+CONTROLLER_COLUMNS = ("static", "adaptive", "hybrid", "auto")
+# PageRank's methods and layouts: the pull power iteration (SEP-Graph's sync-pull-td, one persistent kernel on the GPU)
+# on the ids as given and renumbered by degree, MultiGraph's dense mode (MultiGraphD's two phases over 2D tiles) on
+# both, and the delta program without and with SEP-Graph's priority scheduling
+PAGERANK_COLUMNS = (("power/given", {"method": "power", "layout": "given"}),
+                    ("power/degree", {"method": "power", "layout": "degree"}),
+                    ("dense/given", {"method": "dense", "layout": "given"}),
+                    ("dense/degree", {"method": "dense", "layout": "degree"}),
+                    ("delta", {"method": "delta"}),
+                    ("priority", {"method": "priority"}))
 # Busato & Bombieri's duplicate removal on an edge queue (Merrill's edge frontier, which lists a vertex once per
 # activating edge): none, after the frontier load at warp or block level, during lookup, or claimed on emission
 DEDUP_TECHNIQUES = ("none", "warp_hash", "block", "lookup", "atomic")
@@ -211,6 +232,36 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
     # it (the trace says where)
     return _ablation_rows(graphs, ablation_columns(), lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st),
                           repeat, seed, progress, "ablation")
+
+
+def path_columns() -> list[tuple[str, Any]]:
+    """(column, strategy) of the path ablation: SEP-Graph's eight paths by name ("sync-push-dd", ...), then the
+    controllers (CONTROLLER_COLUMNS)."""
+    return [(st.path, st) for st in PATHS] + [(name, name) for name in CONTROLLER_COLUMNS]
+
+
+def path_ablation(graphs: list[str], repeat: int = 5, seed: int = 4,
+                  progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """BFS time on every graph under each of SEP-Graph's eight execution paths, fixed for the run, and under each
+    controller (issue 24, points 1, 3 and 4): the median ms of `repeat` runs from random sources."""
+    from .. import api
+
+    return _ablation_rows(graphs, path_columns(), lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st), repeat,
+                          seed, progress, "paths")
+
+
+def pagerank_ablation(graphs: list[str], repeat: int = 3, seed: int = 5,
+                      progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """PageRank (networkx's defaults: alpha 0.85, tol 1e-6) on every graph by method and layout (PAGERANK_COLUMNS):
+    per column the median ms of a whole call and, as "<column> iterations", its iterations (the delta methods:
+    rounds; they stop on a bound on the distance to the exact ranks, the power methods on networkx's L1 step)."""
+    from .. import api
+
+    def run(g: Any, s: int, kwargs: dict) -> Any:
+        return api.pagerank(g, backend="cuda", **kwargs)
+
+    return _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank",
+                          lambda result: int(result.iterations))
 
 
 def dedup_strategies() -> list[tuple[str, Strategy]]:

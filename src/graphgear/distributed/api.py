@@ -97,7 +97,7 @@ def pagerank(dg: DistributedGraph, alpha: float = 0.85, personalization: Any = N
     alpha, tol, max_iter = _check_scalars(alpha, tol, max_iter, method)
     check_weight(weight)
     check_choice("layout", layout, ("auto", "given"))
-    if method in ("delta", "priority"):
+    if method in ("delta", "priority", "dense"):
         raise GraphError(f"a DistributedGraph runs PageRank's power iteration (method='power' or 'auto'), not "
                          f"method={method!r}")
     weighted = weight is not None and dg.weighted

@@ -36,7 +36,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
-__all__ = ["BLOCK", "COLUMNS", "HEAVY", "TileLayout", "tile_layout"]
+__all__ = ["BLOCK", "COLUMNS", "HEAVY", "TileLayout", "graph_tiles", "tile_layout"]
 
 BLOCK = 6 * 1024  # the paper's tile side
 COLUMNS = 1024  # the paper's CTA for a heavy tile
@@ -76,8 +76,9 @@ class TileLayout:
     def stream_size(self) -> int:
         return int(self.stream_start[-1])
 
-    def product(self, x: np.ndarray) -> np.ndarray:
-        """y[v] = sum over arcs u -> v of x[u] (times the weight), by the two phases (float64)."""
+    def product(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """y[v] = sum over arcs u -> v of x[u] (times the weight), by the two phases (float64); into `out` where
+        given."""
         x = np.ascontiguousarray(x, dtype=np.float64)
         stream = np.zeros(self.stream_size, dtype=np.float64)
         _heavy_phase(self.heavy_row, self.heavy_column, self.heavy_rows, self.heavy_start, self.elements,
@@ -85,9 +86,19 @@ class TileLayout:
                      self.block, self.columns, x, stream)
         _light_phase(self.light_start, self.light_source, self.light_weight, self.light_weight.size > 0,
                      self.light_slot, self.block, x, stream)
-        y = np.zeros(self.num_vertices, dtype=np.float64)
+        y = np.zeros(self.num_vertices, dtype=np.float64) if out is None else out
+        y[:] = 0.0
         _reduce_phase(self.stream_start, self.stream_heavy, self.stream_destination, self.block, stream, y)
         return y
+
+
+def graph_tiles(graph: Graph) -> TileLayout:
+    """`graph`'s layout with the paper's sizes, as a backend's dense product reads it (built on first use, then cached
+    on the graph, as its renumberings are)."""
+    cached = graph.layouts.get("tiles")
+    if cached is None:
+        cached = graph.layouts["tiles"] = tile_layout(graph)
+    return cached
 
 
 def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy: int = HEAVY) -> TileLayout:

@@ -19,6 +19,7 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import cpu_function
+from ...graph.tiles import graph_tiles
 from ..base import Capabilities, HostTimeline, Repeat, StepPlan
 from . import operators as ops
 from . import programs as prog
@@ -250,6 +251,11 @@ class CpuBackend:
         ops.neighbor_reduce[cpu_function(map_fn)](offsets, indices, weights, G.weighted, state, code, identity, rows,
                                                   listed, out)
         return out
+
+    def dense_product(self, G: CpuGraph, x: Any, out: Any = None) -> np.ndarray:
+        """out[v] = the sum over arcs u -> v of x[u] (times the weight), by MultiGraphD's two phases over G's tiles
+        (graph.tiles.graph_tiles: built once per graph); the CPU runs the layout's reference phases."""
+        return graph_tiles(G.graph).product(x, out)
 
     # --------------------------------------------------------------------------------------------------- programs
     @staticmethod

@@ -23,6 +23,7 @@ from ..base import Capabilities
 from . import runtime as rt
 from . import sources, warmup
 from .brandes import BrandesLoop, loop_arcs
+from .dense import DenseProduct
 from .graph import CudaGraph
 from .operators import GRID_GATHER_DEGREE, REDUCE_HUGE, Operators
 from .persistent import (BARRIER_WORD, BUCKET_WIDEN_MAX, CONTROL_WORDS, HEAVY_PULL_RATIO, LIGHT_PULL_RATIO, LOG_FIELDS,
@@ -38,7 +39,7 @@ __all__ = ["CudaBackend", "CudaGraph", "KernelStruct", "PersistentRun", "BARRIER
            "REDUCE_HUGE", "STATUS_WORD"]
 
 
-class CudaBackend(Operators, Programs, PersistentDriver, StepDriver, PowerIteration, BrandesLoop):
+class CudaBackend(Operators, Programs, PersistentDriver, StepDriver, PowerIteration, BrandesLoop, DenseProduct):
     """The GPU backend (one per process)."""
 
     name = "cuda"

@@ -1,8 +1,9 @@
 """MultiGraph's dense mode on the GPU (kernels/dense.cuh): the two phases over graph/tiles.py's layout, y[v] = the sum
 over arcs u -> v of x[u] (times the weight). Three launches: the heavy tiles (a block of `columns` threads each), the
-light arcs (a block per column panel), the reduction (a block per row panel). Behind no operator: on kron:21 its
-product took 13x cuSPARSE's SpMV over the same CSC (docs/performance.md#multigraphds-kernels-measured), so the pull
-over the CSC stays PageRank's gather; kept, tested, as the paper's dense mode measured."""
+light arcs (a block per column panel), the reduction (a block per row panel). The backend's `dense_product`
+(PageRank's method="dense"); on kron:21 its product took 13x cuSPARSE's SpMV over the same CSC
+(docs/performance.md#multigraphds-kernels-measured), so the pull over the CSC stays the power iteration's gather and
+no automatic choice picks this one."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...graph.tiles import TileLayout
+from ...graph.tiles import TileLayout, graph_tiles
 from . import runtime as rt
 from .runtime import cupy
 
@@ -62,3 +63,19 @@ class DenseTiles:
             if blocks:
                 self.kernels[name]((blocks,), (self.columns,), args, shared_mem=self.shared[name])
         return y
+
+
+class DenseProduct:
+    """CudaBackend's dense_product: MultiGraphD's product over a graph's tiles, the layout copied to the device once
+    per graph (cached beside the graph's own arrays)."""
+
+    def dense_product(self, G: Any, x: Any, out: Any = None) -> Any:
+        """out[v] = the sum over arcs u -> v of x[u] (times the weight): the two phases over G's tiles
+        (graph.tiles.graph_tiles), three launches, nothing read back."""
+        tiles = G.graph.device_cache.get("cuda:tiles")
+        if tiles is None:
+            layout = graph_tiles(G.graph)
+            need = sum(a.nbytes for a in vars(layout).values() if isinstance(a, np.ndarray)) + 8 * layout.stream_size
+            rt.check_free_memory(need, f"MultiGraphD's tiles of graph {G.graph.name or ''}")
+            tiles = G.graph.device_cache["cuda:tiles"] = DenseTiles(layout)
+        return tiles.product(x, out)
