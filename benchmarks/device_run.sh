@@ -8,7 +8,9 @@
 #     loops     benchmarks/device_loops.py (issue 23's BC / colour / label-propagation / SCC figures) and
 #               benchmarks/bc_loop_sizes.py
 #     bench     graphgear bench --suite gpu --no-ablation (every algorithm, SCC against SciPy)
-#     ablation  the BFS load-balancing and the duplicate-removal ablations on kron:21, grid:2048:2048 and two real graphs
+#     ablation  the BFS load-balancing, duplicate-removal, execution-path and PageRank ablations on kron:21,
+#               grid:2048:2048 and two real graphs (more than one call's 10 minutes since session 38: run it alone and
+#               expect the last tables to be cut; .dev-style scripts can run a table at a time)
 # Run from the repo root on the device machine, with the real graphs carried in .data/graphs, ../shared/peers in
 # .peers, and any wheels the machine lacks (dask, distributed and their needs) in .whl.
 set -uo pipefail
@@ -53,6 +55,17 @@ for spec in graphs:
     (row,) = gpu.dedup_ablation([spec], 5, progress=lambda m: None)
     print(f'| {row[\"graph\"].split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.2f} / {row[c + \" listed\"]:,}'
                                                            for c in gpu.DEDUP_TECHNIQUES) + ' |', flush=True)
+cols = [c for c, _ in gpu.path_columns()]
+print('| graph | ' + ' | '.join(cols) + ' |')
+for spec in graphs:
+    (row,) = gpu.path_ablation([spec], 5, progress=lambda m: None)
+    print(f'| {spec.split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.3f}' for c in cols) + ' |', flush=True)
+cols = [c for c, _ in gpu.PAGERANK_COLUMNS]
+print('| graph | ' + ' | '.join(cols) + ' |')
+for spec in graphs:
+    (row,) = gpu.pagerank_ablation([spec], 3, progress=lambda m: None)
+    print(f'| {spec.split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.3f} / {row[c + \" iterations\"]}' for c in cols)
+          + ' |', flush=True)
 " ;;
         *) echo "unknown part $part (tests, peers, loops, bench, ablation)"; exit 2 ;;
     esac
