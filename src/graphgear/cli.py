@@ -776,7 +776,7 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         report["path_ablation"] = paths
         ranks = gpu.pagerank_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
         console.print(_ablation_table(
-            f"PageRank (tol 1e-6) by method and layout, ms a call (median of {ablation_repeat}) / iterations (delta "
+            f"PageRank (tol {gpu.PAGERANK_TOL:g}) by method and layout, ms a call (median of {ablation_repeat}) / iterations (delta "
             "methods: rounds)", ranks, [column for column, _ in gpu.PAGERANK_COLUMNS],
             lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}"))
         report["pagerank_ablation"] = ranks
