@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import graphgear as gg
-from graphgear.engine.controller import HybridController, IterationInfo, make_controller
+from graphgear.engine.controller import SAMPLE_MIN, SAMPLE_MIN_EDGES, HybridController, IterationInfo, make_controller
 from graphgear.errors import StrategyError
 from graphgear.frontier import Frontier
 
@@ -34,8 +34,9 @@ def test_first_iteration_runs_dense_and_measures_edp():
 
 def test_the_sample_decides_by_its_cost_scaled_by_out_edges():
     """A sample of 100 vertices with 1,000 out-edges in 0.1 ms: ESP for 100,000 out-edges is 10 ms, against an EDP
-    of 4 ms (dense), then against one of 20 ms (sparse). The sample is k = 1% of the active set, at least `minimum`."""
-    c = HybridController(minimum=32)
+    of 4 ms (dense), then against one of 20 ms (sparse). The sample is k = 1% of the active set, at least `minimum`
+    (minimum_edges lowered so that these rounds are large enough to sample)."""
+    c = HybridController(minimum=32, minimum_edges=1_000)
     c.observe(c.choose(info(0, 1, 10)), info(0, 1, 10), 0.004)
     k, strategy, _ = c.sample_plan(info(1, 10_000, 100_000))
     assert (k, strategy) == (100, c.sparse) and strategy.balance == "three_stage" and strategy.direction == "push"
@@ -51,8 +52,9 @@ def test_the_sample_decides_by_its_cost_scaled_by_out_edges():
 
 
 def test_without_samples_esp_is_the_last_sparse_time_per_edge():
-    """A loop that runs no samples (BC's, near-far's): sparse until a sparse time is known, then ESP from it."""
-    c = HybridController()
+    """A loop that runs no samples (BC's, near-far's): sparse until a sparse time is known, then ESP from it (no
+    round too small to judge here: minimum_edges 0)."""
+    c = HybridController(minimum_edges=0)
     c.observe(c.choose(info(0, 1, 10)), info(0, 1, 10), 0.001)
     d = c.choose(info(1, 40, 400))
     assert d.strategy == c.sparse and "no sparse time yet" in d.reason
@@ -65,7 +67,31 @@ def test_a_new_run_starts_its_measurements_again():
     c = HybridController()
     c.observe(c.choose(info(0, 1, 10)), info(0, 1, 10), 0.5)
     c.observe_sample(100, 100, 0.1)
-    assert c.choose(info(0, 1, 10)).strategy == c.dense and c.edp is None and c.per_edge is None
+    assert c.choose(info(0, 1, 10)).strategy == c.dense and c.edp is None and c.per_edge is None and c.fixed is None
+
+
+def test_too_little_work_runs_sparse_and_a_sample_scales_only_its_time_above_the_fixed_part():
+    """Under 2 x SAMPLE_MIN_EDGES out-edges an iteration runs sparse without a sample, and the fastest such round is
+    the fixed part of a round (launches, host work). A later sample scales only its time above that: 0.27 ms fixed,
+    a sample of 100,000 out-edges in 0.30 ms, 10M out-edges: ESP = 0.27 + 0.03 x 100 = 3.27 ms, under an EDP of 4 ms
+    (sparse), where scaling all of the sample's 0.30 ms would have given 30 ms (dense)."""
+    c = HybridController()
+    c.observe(c.choose(info(0, 1, 10)), info(0, 1, 10), 0.004)
+    for edges, seconds in ((2 * SAMPLE_MIN_EDGES - 1, 0.00031), (12, 0.00027), (4_000, 0.00029)):
+        small = info(1, 5_000, edges)
+        assert c.sample_plan(small) is None
+        d = c.choose(small)
+        assert d.strategy == c.sparse and "too little work to sample" in d.reason
+        c.observe(d, small, seconds)
+    assert c.fixed == 0.00027
+    big = info(2, 1_000_000, 10_000_000)
+    assert c.sample_plan(big)[0] == 10_000
+    c.observe_sample(10_000, 100_000, 0.00030)
+    d = c.choose(big)
+    assert d.strategy == c.sparse and "ESP 3.27 ms" in d.reason and "0.27 ms fixed" in d.reason
+    c.observe_sample(10_000, 100_000, 0.00080)  # 0.53 ms above it: ESP 53.3 ms
+    d = c.choose(big)
+    assert d.strategy == c.dense and "ESP 53.3 ms" in d.reason
 
 
 def test_hybrid_by_name_and_where_it_does_not_apply():
@@ -137,23 +163,28 @@ GENERATED = ("kron:11", "rmat:11:8", "grid:40:40:0.8", "er:3000:4")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("spec", GENERATED)
+@pytest.mark.parametrize("spec", GENERATED + ("kron:15", "rmat:15:16"))
 def test_bfs_trace_shows_the_samples(backend, spec):
-    """On graphs whose frontiers pass twice SAMPLE_MIN: the first row is dense (EDP), the rows after a sample give
-    ESP and EDP and count the sample's edges and time with their own; the distances are SciPy's."""
+    """The first row is dense (EDP). A row whose frontier has at least 2 x SAMPLE_MIN vertices and 2 x
+    SAMPLE_MIN_EDGES out-edges follows a sample: it gives ESP and EDP and counts the sample's edges and time with its
+    own (kron:15 and rmat:15:16 have such levels; the smaller graphs none); a row under SAMPLE_MIN_EDGES runs sparse
+    without a sample. The distances are SciPy's."""
     g = gg.load(spec)
     source = int(np.argmax(g.out_degree()))
     result = gg.bfs(g, source, backend=backend, strategy="hybrid")
     np.testing.assert_array_equal(result.distances, hops(g, source))
     rows = result.trace.rows
     assert rows[0].decision == "dense" and "sample EDP" in rows[0].reason
-    sampled = [row for row in rows if "the sample:" in row.reason]
-    if max(row.frontier_vertices for row in rows[1:]) >= 64:
-        assert sampled
-    for row in sampled:
-        assert "EDP" in row.reason and row.decision in ("sparse", "dense")
+    large = [row for row in rows[1:]
+             if row.frontier_vertices >= 2 * SAMPLE_MIN and row.frontier_edges >= 2 * SAMPLE_MIN_EDGES]
+    assert bool(large) == (spec in ("kron:15", "rmat:15:16"))
+    for row in large:
+        assert "the sample:" in row.reason and "EDP" in row.reason and row.decision in ("sparse", "dense")
         if row.decision == "sparse":  # the sample's out-edges and the rest's: the frontier's, once
             assert row.edges_processed == row.frontier_edges
+    for row in rows[1:]:
+        if row.frontier_edges < 2 * SAMPLE_MIN_EDGES:
+            assert row.decision == "sparse" and "too little work to sample" in row.reason
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

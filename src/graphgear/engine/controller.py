@@ -437,6 +437,11 @@ class IterativeController(Controller):
 # vertices the iteration runs sparse without a sample): MultiGraph's "small fraction", not tuned yet
 SAMPLE_FRACTION = 0.01
 SAMPLE_MIN = 32
+# below twice this many out-edges of the active vertices an iteration runs sparse without a sample: a round this small
+# costs its launches and host work, not its edges (a GPU's resident threads take 65,536 edges in a fraction of one
+# wave), so a sample of it would time that fixed cost and the scaling would multiply it (docs/performance.md#the-
+# hybrids-fixed-cost); such rounds are what the fixed cost is read from
+SAMPLE_MIN_EDGES = 65_536
 
 
 class HybridController(Controller):
@@ -452,26 +457,40 @@ class HybridController(Controller):
     set's out-edges over the sample's, is ESP. A loop that runs no samples (BC's, near-far's) gets ESP from the last
     sparse time per out-edge, and runs sparse until it has one.
 
+    A round also costs a fixed part, its launches and its host work, which the paper's kernel-timed sample did not
+    carry and which does not grow with the edges: on the GPU a host-driven round of a few vertices takes about as long
+    as one of a few thousand. Scaled by out-edges, a sample's fixed part made ESP 17 ms on a lattice level whose sparse
+    round took 0.27 ms, and every level ran dense. So an iteration with fewer than 2 x `minimum_edges` out-edges runs
+    sparse without a sample (its work is below what a sample could measure), the fastest such round of the run is
+    the fixed part, and a sample scales only its time above it: ESP = fixed + (sample - fixed) x edges / sample's.
+
     A controller object keeps its measurements between iterations; a run that starts again (iteration 0) starts them
     again, so one instance may be passed to several calls."""
 
     name = HYBRID
 
     def __init__(self, base: Strategy | None = None, fraction: float = SAMPLE_FRACTION, minimum: int = SAMPLE_MIN,
-                 seed: int = 0) -> None:
+                 seed: int = 0, minimum_edges: int = SAMPLE_MIN_EDGES) -> None:
         base = Strategy(balance="three_stage") if base is None else base
         self.sparse = base.with_(direction="push", sync="sync", drive="data", frontier="vertex_queue", hops=1)
         self.dense = as_pull(self.sparse)
         if not 0.0 < fraction <= 1.0:
             raise StrategyError(f"the hybrid controller's sample fraction must be in (0, 1], got {fraction!r}")
         self.fraction, self.minimum = float(fraction), max(1, int(minimum))
+        self.minimum_edges = max(0, int(minimum_edges))
         self.rng = np.random.default_rng(seed)
         self.edp: float | None = None  # seconds of a dense iteration
         self.per_edge: float | None = None  # seconds per out-edge of the last sparse run (sample or iteration)
+        self.fixed: float | None = None  # seconds of the fastest sparse round too small to sample: its fixed part
         self._sample: tuple[int, int, float] | None = None  # this iteration's sample: vertices, edges, seconds
 
+    def _small(self, info: IterationInfo) -> bool:
+        """Too little work to sample: fewer than 2 x minimum_edges out-edges."""
+        return info.frontier_edges < 2 * self.minimum_edges
+
     def sample_plan(self, info: IterationInfo) -> tuple[int, Strategy, np.random.Generator] | None:
-        if info.iteration == 0 or self.edp is None or info.frontier_vertices < 2 * self.minimum:
+        if (info.iteration == 0 or self.edp is None or info.frontier_vertices < 2 * self.minimum
+                or self._small(info)):
             return None
         return max(self.minimum, math.ceil(self.fraction * info.frontier_vertices)), self.sparse, self.rng
 
@@ -481,15 +500,22 @@ class HybridController(Controller):
 
     def choose(self, info: IterationInfo) -> Decision:
         if info.iteration == 0:
-            self.edp, self.per_edge, self._sample = None, None, None
+            self.edp, self.per_edge, self.fixed, self._sample = None, None, None, None
             return Decision(self.dense, "dense", "sample EDP: the first iteration runs dense and is timed (MultiGraph "
                             "samples the dense cost once, before the first iteration)")
         sample, self._sample = self._sample, None
+        if self._small(info):
+            return Decision(self.sparse, "sparse", f"{info.frontier_edges:,} out-edges, under 2 x "
+                            f"{self.minimum_edges:,}: too little work to sample (a round this small costs its fixed "
+                            "part); sparse")
         if sample is not None:
             vertices, edges, seconds = sample
-            esp = seconds * info.frontier_edges / max(edges, 1)
+            fixed = min(self.fixed or 0.0, seconds)
+            esp = fixed + (seconds - fixed) * info.frontier_edges / max(edges, 1)
+            above = f"{fixed * 1e3:.3g} ms fixed + the rest" if fixed else "no fixed part known yet: all of it"
             how = (f"ESP {esp * 1e3:.3g} ms (the sample: {vertices:,} of {info.frontier_vertices:,} active vertices "
-                   f"run sparse in {seconds * 1e3:.3g} ms, scaled by out-edges {edges:,} -> {info.frontier_edges:,})")
+                   f"run sparse in {seconds * 1e3:.3g} ms, {above} scaled by out-edges {edges:,} -> "
+                   f"{info.frontier_edges:,})")
         elif self.per_edge is not None:
             esp = self.per_edge * info.frontier_edges
             how = f"ESP {esp * 1e3:.3g} ms (the last sparse time per out-edge x {info.frontier_edges:,})"
@@ -505,8 +531,11 @@ class HybridController(Controller):
     def observe(self, decision: Decision, info: IterationInfo, seconds: float) -> None:
         if decision.strategy == self.dense:
             self.edp = seconds
-        elif decision.strategy == self.sparse and info.frontier_edges:
-            self.per_edge = seconds / info.frontier_edges
+        elif decision.strategy == self.sparse:
+            if info.iteration and self._small(info):
+                self.fixed = seconds if self.fixed is None else min(self.fixed, seconds)
+            if info.frontier_edges:
+                self.per_edge = seconds / info.frontier_edges
 
 
 # ------------------------------------------------------------------------------------------ factory
