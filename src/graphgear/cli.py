@@ -771,13 +771,13 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         report["dedup_ablation"] = dedup
         paths = gpu.path_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
         console.print(_ablation_table(
-            f"BFS by SEP-Graph's execution path fixed for the run, then by controller, ms (median of {ablation_repeat})",
-            paths, [column for column, _ in gpu.path_columns()], lambda row, c: f"{row[c]:,.2f}"))
+            f"BFS by SEP-Graph's execution path fixed for the run, then by controller, ms (median of "
+            f"{ablation_repeat})", paths, [column for column, _ in gpu.path_columns()], lambda row, c: f"{row[c]:,.2f}"))
         report["path_ablation"] = paths
         ranks = gpu.pagerank_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
         console.print(_ablation_table(
-            f"PageRank (tol {gpu.PAGERANK_TOL:g}) by method and layout, ms a call (median of {ablation_repeat}) / iterations (delta "
-            "methods: rounds)", ranks, [column for column, _ in gpu.PAGERANK_COLUMNS],
+            f"PageRank (tol {gpu.PAGERANK_TOL:g}) by method and layout, ms a call (median of {ablation_repeat}) / "
+            "iterations (delta methods: rounds)", ranks, [column for column, _ in gpu.PAGERANK_COLUMNS],
             lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}"))
         report["pagerank_ablation"] = ranks
     if args.json:

@@ -438,9 +438,9 @@ class IterativeController(Controller):
 SAMPLE_FRACTION = 0.01
 SAMPLE_MIN = 32
 # below twice this many out-edges of the active vertices an iteration runs sparse without a sample: a round this small
-# costs its launches and host work, not its edges (a GPU's resident threads take 65,536 edges in a fraction of one
-# wave), so a sample of it would time that fixed cost and the scaling would multiply it (docs/performance.md#the-
-# hybrids-fixed-cost); such rounds are what the fixed cost is read from
+# costs its launches and host work, not its edges (a GPU's resident threads take that many in a fraction of one
+# wave), so a sample of it would time that fixed cost and the scaling would multiply it; such rounds are what the
+# fixed cost is read from (docs/performance.md#the-hybrids-fixed-cost)
 SAMPLE_MIN_EDGES = 65_536
 
 
@@ -459,8 +459,8 @@ class HybridController(Controller):
 
     A round also costs a fixed part, its launches and its host work, which the paper's kernel-timed sample did not
     carry and which does not grow with the edges: on the GPU a host-driven round of a few vertices takes about as long
-    as one of a few thousand. Scaled by out-edges, a sample's fixed part made ESP 17 ms on a lattice level whose sparse
-    round took 0.27 ms, and every level ran dense. So an iteration with fewer than 2 x `minimum_edges` out-edges runs
+    as one of a few thousand, and scaled by out-edges a sample's fixed part sent a lattice's every level dense
+    (docs/performance.md#the-hybrids-fixed-cost). So an iteration with fewer than 2 x `minimum_edges` out-edges runs
     sparse without a sample (its work is below what a sample could measure), the fastest such round of the run is
     the fixed part, and a sample scales only its time above it: ESP = fixed + (sample - fixed) x edges / sample's.
 
