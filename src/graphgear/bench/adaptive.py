@@ -77,7 +77,9 @@ def adaptive_graphs(scale: int, real_folder: Path | None) -> list[tuple[str, str
 def fixed_strategies(backend: str) -> list[Strategy]:
     """Every fixed strategy the suite tries: SEP-Graph's eight paths (direction x sync x drive) with the backend's
     defaults for the rest, and on the GPU also every load-balancing technique of the ablation (bench.gpu.TECHNIQUES)
-    under sync and async data-driven push, the paths where the technique does the work."""
+    under sync and async data-driven push, the paths where the technique does the work. The ablation's supports
+    columns (Busato's warp and block gathering and supplementary queues on the node-based mapping) stay out: they add
+    to a technique rather than replace it, and each would add a strategy to every row of the suite."""
     out = []
     for d, s, r in itertools.product(("push", "pull"), ("sync", "async"), ("data", "topology")):
         try:
@@ -87,7 +89,7 @@ def fixed_strategies(backend: str) -> list[Strategy]:
     if backend == "cuda":
         from .gpu import ablation_strategies
 
-        out += [strategy for _, strategy in ablation_strategies() if strategy not in out]
+        out += [strategy for _, strategy in ablation_strategies() if strategy not in out and not strategy.supports]
     return out
 
 
