@@ -114,9 +114,12 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     on_heavy = is_heavy[tile]
     weights = graph.weights if weighted else None
 
+    # every arc by (destination, source): the CSR's arcs are in source order, so a stable counting sort by destination
+    # gives it (the CSC's order); the orders below are counting sorts too, linear in the arcs (comparison sorts of
+    # every arc were most of the layout's time on the host)
+    by_destination = _stable_order(dst, n, np.arange(graph.num_arcs, dtype=np.int64))
     # heavy tiles: arcs by (tile, destination, source); tile ids are ordered by row panel, then column panel
-    h = np.flatnonzero(on_heavy)
-    h = h[np.argsort((tile[h] * block + dst[h] % block) * block + src[h] % block)]  # one int64 key: a single sort
+    h = _stable_order(tile, panels * panels, by_destination[on_heavy[by_destination]])
     tiles = np.flatnonzero(is_heavy)
     per_tile = arcs[tiles]
     h_dst, h_src = dst[h], src[h]
@@ -146,7 +149,7 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     light_per_row = np.bincount(light_row, minlength=panels)
     stream_start = np.zeros(panels + 1, dtype=np.int64)
     np.cumsum(np.diff(stream_heavy).astype(np.int64) * block + light_per_row, out=stream_start[1:])
-    by_row = light[np.argsort(dst[light] * n + src[light])]  # the slots' order: row panel, destination
+    by_row = by_destination[~on_heavy[by_destination]]  # the slots' order: row panel, destination (then source)
     slot = np.empty(light.size, dtype=np.int64)  # slot of by_row[i]
     row_of = dst[by_row] // block
     light_first = np.zeros(panels + 1, dtype=np.int64)
@@ -159,7 +162,9 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     # the light arcs as phase 1 reads them: by column panel (then source), each with its slot
     slot_of_arc = np.empty(graph.num_arcs, dtype=np.int64)
     slot_of_arc[by_row] = slot
-    by_column = light[np.argsort(src[light] * n + dst[light])]
+    rows_sorted = bool(np.all((dst[1:] >= dst[:-1]) | (src[1:] != src[:-1])))
+    # by source, then destination: the CSR's own order where each row's targets are sorted (Graph.from_edges')
+    by_column = light if rows_sorted else _stable_order(src, n, by_row)
     light_start = np.zeros(panels + 1, dtype=np.int64)
     np.cumsum(np.bincount(src[light] // block, minlength=panels), out=light_start[1:])
     return TileLayout(
@@ -171,6 +176,21 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
         light_slot=slot_of_arc[by_column], stream_start=stream_start, stream_heavy=stream_heavy,
         stream_destination=stream_destination,
     )
+
+
+@numba.njit(nogil=True, cache=True)
+def _stable_order(key, num_keys, items):  # pragma: no cover - numba
+    """`items` (arc ids) reordered by key[item] in 0..num_keys-1, stably: a counting sort."""
+    start = np.zeros(num_keys + 1, dtype=np.int64)
+    for i in items:
+        start[key[i] + 1] += 1
+    for k in range(num_keys):
+        start[k + 1] += start[k]
+    out = np.empty_like(items)
+    for i in items:
+        out[start[key[i]]] = i
+        start[key[i]] += 1
+    return out
 
 
 @numba.njit(nogil=True, cache=True)
