@@ -78,8 +78,8 @@ def fixed_strategies(backend: str) -> list[Strategy]:
     """Every fixed strategy the suite tries: SEP-Graph's eight paths (direction x sync x drive) with the backend's
     defaults for the rest, and on the GPU also every load-balancing technique of the ablation (bench.gpu.TECHNIQUES)
     under sync and async data-driven push, the paths where the technique does the work. The ablation's supports
-    columns (Busato's warp and block gathering and supplementary queues on the node-based mapping) stay out: they add
-    to a technique rather than replace it, and each would add a strategy to every row of the suite."""
+    columns (bench.gpu.SUPPORT_TECHNIQUES) stay out: they add to a technique rather than replace it, and each would
+    add a strategy to every row of the suite."""
     out = []
     for d, s, r in itertools.product(("push", "pull"), ("sync", "async"), ("data", "topology")):
         try:
@@ -87,9 +87,9 @@ def fixed_strategies(backend: str) -> list[Strategy]:
         except StrategyError:  # a path the strategy space rules out as a whole
             continue
     if backend == "cuda":
-        from .gpu import ablation_strategies
+        from .gpu import TECHNIQUES, ablation_strategies
 
-        out += [strategy for _, strategy in ablation_strategies() if strategy not in out and not strategy.supports]
+        out += [strategy for _, strategy in ablation_strategies(TECHNIQUES) if strategy not in out]
     return out
 
 

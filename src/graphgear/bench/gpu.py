@@ -48,12 +48,14 @@ TECHNIQUES = (("vertex_group-1", {"balance": "vertex_group", "group_size": 1}),
               ("three_stage", {"balance": "three_stage"}),
               ("block_scan", {"balance": "block_scan"}),
               ("hierarchical", {"balance": "hierarchical"}),
-              ("two_phase", {"balance": "twc", "frontier": "two_phase"}),  # Busato's two-phase queue (sync only)
-              # Busato & Bombieri's supports on their node-based mapping (a lane a vertex), each alone and together
-              *((f"vertex_group-1+{label}", {"balance": "vertex_group", "group_size": 1, "supports": supports})
-                for label, supports in (("warp_gather", "warp_gather"), ("block_gather", "block_gather"),
-                                        ("supplementary_queues", "supplementary_queues"),
-                                        ("supports", "warp_gather+block_gather+supplementary_queues"))))
+              ("two_phase", {"balance": "twc", "frontier": "two_phase"}))  # Busato's two-phase queue (sync only)
+# Busato & Bombieri's supports on their node-based mapping (a lane a vertex), each alone and together: columns of the
+# ablation after the techniques (they add to a technique rather than replace it, so the adaptive suite leaves them out)
+SUPPORT_TECHNIQUES = tuple(
+    (f"vertex_group-1+{label}", {"balance": "vertex_group", "group_size": 1, "supports": supports})
+    for label, supports in (("warp_gather", "warp_gather"), ("block_gather", "block_gather"),
+                            ("supplementary_queues", "supplementary_queues"),
+                            ("supports", "warp_gather+block_gather+supplementary_queues")))
 # SEP-Graph's eight execution paths (push / pull, sync / async, data- / topology-driven; a pull or a topology drive
 # keeps a bitmap frontier), then the controllers that choose among them: the configuration table fixed for the run
 # (static), Algorithm 1 (adaptive: candidates timed), MultiGraph's hybrid and auto
@@ -207,10 +209,11 @@ def gpu_suite(algorithms: tuple[str, ...], graphs: tuple[str, ...] = GPU_GRAPHS,
     return rows, bandwidth
 
 
-def ablation_strategies() -> list[tuple[str, Strategy]]:
-    """(technique, strategy) of the ablation: each load-balancing technique under push, one launch per level (sync)
-    and, where the technique runs inside the persistent kernel, one launch in all (async)."""
-    return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in TECHNIQUES
+def ablation_strategies(techniques: tuple = TECHNIQUES + SUPPORT_TECHNIQUES) -> list[tuple[str, Strategy]]:
+    """(technique, strategy) of the ablation: each load-balancing technique (and, by default, each support column)
+    under push, one launch per level (sync) and, where the technique runs inside the persistent kernel, one launch
+    in all (async)."""
+    return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in techniques
             for sync in ("sync", "async")
             # the two-phase queue has no persistent form
             if not (sync == "async" and "frontier" in fields)]

@@ -119,7 +119,8 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     # every arc were most of the layout's time on the host)
     by_destination = _stable_order(dst, n, np.arange(graph.num_arcs, dtype=np.int64))
     # heavy tiles: arcs by (tile, destination, source); tile ids are ordered by row panel, then column panel
-    h = _stable_order(tile, panels * panels, by_destination[on_heavy[by_destination]])
+    heavy_in_order = on_heavy[by_destination]
+    h = _stable_order(tile, panels * panels, by_destination[heavy_in_order])
     tiles = np.flatnonzero(is_heavy)
     per_tile = arcs[tiles]
     h_dst, h_src = dst[h], src[h]
@@ -144,12 +145,12 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     heavy_row = (tiles // panels).astype(np.int32)
     stream_heavy = np.zeros(panels + 1, dtype=np.int32)
     np.cumsum(np.bincount(heavy_row, minlength=panels), out=stream_heavy[1:])
-    light = np.flatnonzero(~on_heavy)
+    light = np.flatnonzero(~on_heavy)  # in the CSR's order
     light_row = dst[light] // block
     light_per_row = np.bincount(light_row, minlength=panels)
     stream_start = np.zeros(panels + 1, dtype=np.int64)
     np.cumsum(np.diff(stream_heavy).astype(np.int64) * block + light_per_row, out=stream_start[1:])
-    by_row = by_destination[~on_heavy[by_destination]]  # the slots' order: row panel, destination (then source)
+    by_row = by_destination[~heavy_in_order]  # the slots' order: row panel, destination (then source)
     slot = np.empty(light.size, dtype=np.int64)  # slot of by_row[i]
     row_of = dst[by_row] // block
     light_first = np.zeros(panels + 1, dtype=np.int64)
