@@ -756,30 +756,29 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         folder = find_real_graphs(args.graphs)
         real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
         ablation_repeat = max(5, args.repeat)  # a column per technique and sync: fewer runs each than the suite's rows
-        ablation = gpu.ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        console.print(_ablation_table(
-            f"BFS by load-balancing technique, push only, ms (median of {ablation_repeat}; sync: a launch per level, "
-            "async: one persistent kernel)", ablation, [column for column, _ in gpu.ablation_columns()],
-            lambda row, c: f"{row[c]:,.2f}"))
-        report["ablation"] = ablation
         report["ablation_repeat"] = ablation_repeat
-        dedup = gpu.dedup_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        console.print(_ablation_table(
-            f"SSSP ({gpu.DEDUP_ALGORITHM}) by duplicate removal on an edge queue, a launch per level: ms (median of "
-            f"{ablation_repeat}) / frontier entries computed in all", dedup, list(gpu.DEDUP_TECHNIQUES),
-            lambda row, c: f"{row[c]:,.2f} / {row[c + ' listed']:,}"))
-        report["dedup_ablation"] = dedup
-        paths = gpu.path_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        console.print(_ablation_table(
-            f"BFS by SEP-Graph's execution path fixed for the run, then by controller, ms (median of "
-            f"{ablation_repeat})", paths, [column for column, _ in gpu.path_columns()], lambda row, c: f"{row[c]:,.2f}"))
-        report["path_ablation"] = paths
-        ranks = gpu.pagerank_ablation(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
-        console.print(_ablation_table(
-            f"PageRank (tol {gpu.PAGERANK_TOL:g}) by method and layout, ms a call (median of {ablation_repeat}) / "
-            "iterations (delta methods: rounds)", ranks, [column for column, _ in gpu.PAGERANK_COLUMNS],
-            lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}"))
-        report["pagerank_ablation"] = ranks
+
+        def ms(row: dict, c: str) -> str:
+            return f"{row[c]:,.2f}"
+
+        n = ablation_repeat
+        # (report key, the ablation, its title, its columns, a cell)
+        tables = (
+            ("ablation", gpu.ablation, f"BFS by load-balancing technique, push only, ms (median of {n}; sync: a launch "
+             "per level, async: one persistent kernel)", [c for c, _ in gpu.ablation_columns()], ms),
+            ("dedup_ablation", gpu.dedup_ablation, f"SSSP ({gpu.DEDUP_ALGORITHM}) by duplicate removal on an edge "
+             f"queue, a launch per level: ms (median of {n}) / frontier entries computed in all",
+             list(gpu.DEDUP_TECHNIQUES), lambda row, c: f"{row[c]:,.2f} / {row[c + ' listed']:,}"),
+            ("path_ablation", gpu.path_ablation, f"BFS by SEP-Graph's execution path fixed for the run, then by "
+             f"controller, ms (median of {n})", [c for c, _ in gpu.path_columns()], ms),
+            ("pagerank_ablation", gpu.pagerank_ablation, f"PageRank (tol {gpu.PAGERANK_TOL:g}) by method and layout, "
+             f"ms a call (median of {n}) / iterations (delta methods: rounds)", [c for c, _ in gpu.PAGERANK_COLUMNS],
+             lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}"),
+        )
+        for key, run, title, columns, cell in tables:
+            found = run(list(graphs) + real, n, progress=lambda m: console.log(m))
+            console.print(_ablation_table(title, found, columns, cell))
+            report[key] = found
     if args.json:
         _write_json(args.json, report, default=float)
     return 0

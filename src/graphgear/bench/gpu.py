@@ -266,12 +266,8 @@ def pagerank_ablation(graphs: list[str], repeat: int = 3, seed: int = 5,
     def run(g: Any, s: int, kwargs: dict) -> Any:
         return api.pagerank(g, tol=PAGERANK_TOL, max_iter=10_000, backend="cuda", **kwargs)
 
-    rows = _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank",
-                          lambda result: int(result.iterations))
-    for row in rows:  # what _ablation_rows counts, named for what it is here
-        for column, _ in PAGERANK_COLUMNS:
-            row[f"{column} iterations"] = row.pop(f"{column} listed")
-    return rows
+    return _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank",
+                          lambda result: int(result.iterations), "iterations")
 
 
 def dedup_strategies() -> list[tuple[str, Strategy]]:
@@ -302,11 +298,11 @@ def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
 
 def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],
                    repeat: int, seed: int, progress: Callable[[str], None], what: str,
-                   count: Callable[[Any], int] | None = None) -> list[dict[str, Any]]:
+                   count: Callable[[Any], int] | None = None, count_name: str = "listed") -> list[dict[str, Any]]:
     """A row per graph: per (column, strategy) the median ms of call(graph, source, strategy) over `repeat` runs from
-    random non-isolated sources (time_gpu), and, with `count`, "<column> listed": count(result) of one more run from
-    the largest-degree vertex (the same source for every column). Sources are the graph's labels (the public calls
-    take them: a real graph may be renumbered)."""
+    random non-isolated sources (time_gpu), and, with `count`, "<column> <count_name>": count(result) of one more run
+    from the largest-degree vertex (the same source for every column). Sources are the graph's labels (the public
+    calls take them: a real graph may be renumbered)."""
     import cupy as cp
 
     from ..graph.io import load
@@ -325,7 +321,7 @@ def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Call
             times, _ = time_gpu(cp, lambda s, st=strategy: call(g, s, st), sources, repeat, rng)
             row[column] = statistics.median(times) * 1e3
             if count is not None:
-                row[f"{column} listed"] = count(call(g, hub, strategy))
+                row[f"{column} {count_name}"] = count(call(g, hub, strategy))
         out.append(row)
     return out
 

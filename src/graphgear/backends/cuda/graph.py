@@ -83,9 +83,11 @@ class CudaGraph:
             order = cp.argsort(rows * (top + 1) + (top - self.out_degree[t_indices].astype(cp.int64)))  # stable
             del rows
             self._csc_hubs_first = (t_offsets, t_indices[order], t_weights[order] if weighted else t_weights)
-            first = self._csc_hubs_first[1][cp.minimum(t_offsets[:-1], max(arcs - 1, 0))] if arcs else None
-            self._hubs_first_column = (cp.where(t_offsets[1:] > t_offsets[:-1], first, -1).astype(cp.int32)
-                                       if arcs else cp.full(self.num_vertices, -1, dtype=cp.int32))
+            if arcs:
+                first = self._csc_hubs_first[1][cp.minimum(t_offsets[:-1], arcs - 1)]
+                self._hubs_first_column = cp.where(t_offsets[1:] > t_offsets[:-1], first, -1).astype(cp.int32)
+            else:
+                self._hubs_first_column = cp.full(self.num_vertices, -1, dtype=cp.int32)
         return self._csc_hubs_first
 
     def hubs_first_column(self) -> Any:
