@@ -13,6 +13,9 @@ A program keeps per vertex a value and a message buffer and defines
     monotone        value and message only ever move the accumulate's way (min: down; max/or: up), as when compute
                     keeps the better of value and buffer. Such a program's result does not depend on the order of
                     updates, so the GPU may run it label-correcting: block-local hops on high-diameter graphs
+    silent_leaves   a message sent back over the arc it came by never improves the sender (BFS: +1, SSSP: +w >= 0,
+                    labels: min or max of the same label): on an undirected graph a vertex of degree 1 reached by a
+                    message has nothing to send, and Busato & Bombieri's kernel C leaves it out of the frontier
 
 `run_program` runs a program with a controller choosing the path each round (push/pull x sync/async x data/topology)
 and records the trace. compute/edge/settled are `Functor`s: a numba function for the CPU and a CUDA C++ body for the
@@ -59,6 +62,7 @@ class VertexProgram:
     first_wins: bool = False
     skip_settled: bool = True
     monotone: bool = False
+    silent_leaves: bool = False
 
     def __post_init__(self) -> None:
         if self.accumulate not in ACCUMULATE:

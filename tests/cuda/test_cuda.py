@@ -485,7 +485,9 @@ def test_bfs_persistent_kernel(spec, strategy):
 def test_merge_path_rounds_in_one_persistent_launch(spec, monkeypatch):
     """merge_path inside the persistent kernel: each round's compute phase appends the senders with their degree
     prefix sum (one packed 64-bit atomic a block) and the push searches it, so the whole traversal is one launch of
-    many rounds and no host-driven level (before, its scan needed the host: a launch and a read each level)."""
+    many rounds and no host-driven level (before, its scan needed the host: a launch and a read each level). The
+    senders that cannot add to the next frontier are left out of it (kernel C): kron and the lattice are undirected
+    (leaves of degree 1), rmat directed (vertices without out-arcs)."""
     from graphgear.backends import get_backend
 
     be = get_backend("cuda")
@@ -505,8 +507,15 @@ def test_merge_path_rounds_in_one_persistent_launch(spec, monkeypatch):
     gpu = gg.bfs(g, s, backend="cuda", strategy=st, layout="given")
     np.testing.assert_array_equal(gpu.distances, gg.bfs(g, s, backend="cpu").distances)
     (run,) = runs
-    assert run.rounds == int(gpu.distances.max()) + 1  # a round a level, the last one finding nothing new
-    assert run.edges_processed(g.num_arcs) == int(g.out_degree()[gpu.distances >= 0].sum())
+    d, degree = gpu.distances, g.out_degree()
+    assert run.rounds == int(d.max()) + 1  # a round a level, the last one finding nothing new
+    # kernel C's second optimisation: a round's senders are the level's vertices less those that never add to the
+    # next frontier: out-degree 0, and on an undirected graph the leaves, reached by their one arc (not the source)
+    leaf = 0 if g.directed else 1
+    kept = [(d == r) & (degree > (leaf if r else 0)) for r in range(run.rounds)]
+    assert run.log[:, 1].tolist() == [int(k.sum()) for k in kept]
+    assert run.log[:, 1].sum() < int((d >= 0).sum())  # each of these graphs has such vertices
+    assert run.edges_processed(g.num_arcs) == sum(int(degree[k].sum()) for k in kept)
 
 
 @pytest.mark.parametrize("spec", ["kron:14", "rmat:13:16", "er:20000:12"])

@@ -55,6 +55,7 @@ BFS_PROGRAM = VertexProgram(
     settled=Functor("bfs_settled", _settled, "return value < GG_INF;"),
     first_wins=True,
     monotone=True,
+    silent_leaves=True,
 )
 
 
@@ -79,6 +80,7 @@ BFS_WITHIN = VertexProgram(
     settled=BFS_PROGRAM.settled,
     first_wins=True,
     monotone=True,
+    silent_leaves=True,
 )
 
 PULL_PASS = Strategy(direction="pull", frontier="bitmap")

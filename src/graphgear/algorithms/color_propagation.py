@@ -119,6 +119,7 @@ COLOR_PROGRAM = VertexProgram(
     edge=Functor("color_edge", _color_edge, "return message;"),
     settled=Functor("color_settled", _never_settled, "return false;"),
     monotone=True,
+    silent_leaves=True,
 )
 CUDA_PROGRAMS = [COLOR_PROGRAM]
 

@@ -337,6 +337,7 @@ LABEL_PROPAGATION = VertexProgram(
     edge=Functor("cc_edge", _lp_edge, "return message;"),
     settled=Functor("cc_settled", _lp_settled, "return false;"),
     monotone=True,
+    silent_leaves=True,
 )
 
 # What the GPU backend compiles for connected components (tests/cuda/test_cuda_sources.py builds each with nvcc): the

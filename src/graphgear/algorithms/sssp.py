@@ -217,6 +217,7 @@ BELLMAN_FORD = VertexProgram(
     edge=Functor("sssp_add_weight", _add_weight, "return message + (double)weight;"),
     settled=Functor("sssp_never_settled", _never_settled, "return false;"),
     monotone=True,
+    silent_leaves=True,
 )
 
 
@@ -234,6 +235,7 @@ BELLMAN_FORD_WITHIN = VertexProgram(
     compute=Functor("sssp_apply_smaller_within", _apply_smaller_within,
                     "if (buffer < value) { value = buffer; message = value; send = value <= params[0]; }"),
     edge=BELLMAN_FORD.edge, settled=BELLMAN_FORD.settled, monotone=True,
+    silent_leaves=True,
 )
 
 # What the GPU backend compiles for SSSP (tests/cuda/test_cuda_sources.py builds each with nvcc): functor, role, the state

@@ -26,7 +26,8 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
                           Busato & Bombieri kernels A-B-C: a level's emissions write the next queue's degree
                           prefix sum, slots and edge range claimed by one packed 64-bit atomic a warp; a block's
                           chunk of ceil(edges / resident threads) x block edges, at most what its rows in shared
-                          memory allow)
+                          memory allow; in the persistent rounds senders of out-degree 0, and on an undirected graph
+                          the leaves of BFS / SSSP / label programs, are left out: VertexProgram.silent_leaves)
             three_stage   MultiGraphS: deg % 32 by virtual warps of 4, the next % 256 by warps, the rest by the CTA
             block_scan    block-wide prefix sum of degrees, each thread's edges found by binary search (Busato's
                           scan-based / binary-search block mapping; Slota's local Manhattan collapse per team)

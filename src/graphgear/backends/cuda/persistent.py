@@ -523,8 +523,15 @@ class PersistentDriver:
                 state.update(light_t_offsets=light[0], light_t_indices=light[1], light_t_weights=light[2],
                              light_pull=light_from, light_chunk_rows=light[3], light_chunk_first=light[4],
                              light_chunk_last=light[5], light_chunks=int(light[3].size))
+        # kernel C's second optimisation (Busato & Bombieri): merge_path's senders that never add to the next frontier
+        # are left out of S, those of out-degree 0 and, on an undirected graph, the leaves of a program whose message
+        # sent back cannot improve the sender (VertexProgram.silent_leaves; kernels/persistent.cuh leaf_degree)
+        leaf_degree = -1 if not merge_path else (
+            1 if not G.graph.directed and getattr(s.program, "silent_leaves", False) else 0)
         widen = 0 if delta <= 0 or high_diameter(G.num_arcs, n) else self.bucket_widen_max
-        note = ((f"; a bucket's heavy rows pulled when its senders hold >= {pull_from:,} heavy arcs" if pull_from
+        note = (("; kernel C drops senders of out-degree <= 1 after the first round, 0 in it" if leaf_degree == 1
+                 else "; kernel C drops senders of out-degree 0" if leaf_degree == 0 else "")
+                + (f"; a bucket's heavy rows pulled when its senders hold >= {pull_from:,} heavy arcs" if pull_from
                  else "") + (f"; a round's light arcs pulled when its senders hold >= {light_from:,}" if light_from
                              else "") + (f"; bucket widths adapt up to Delta x {1 << widen}" if widen else ""))
         alpha, beta, unexplored = rules
@@ -541,7 +548,8 @@ class PersistentDriver:
             barrier=B.barrier,
             status=B.status, log=B.log, log_rows=LOG_ROWS, delta=delta, far=B.far, far_bits=B.far_bits, far_n=B.far_n,
             refill_n=B.refill_n, min_key=B.min_key, bucket_n=B.bucket_n, heavy_edges=B.heavy_edges, widen_max=widen,
-            supplementary=supplementary, scan=self._senders_scan(B, n) if merge_path else None)
+            supplementary=supplementary, scan=self._senders_scan(B, n) if merge_path else None,
+            leaf_degree=leaf_degree)
         fields["st"] = state
         blocks = self._coresident_blocks(kernel, high_diameter(G.num_arcs, n))
         args = PERSISTENT_ARGS.pack(fields)

@@ -109,6 +109,11 @@ struct GGPersistentState {
     // its length and edges packed in the round's edge word), which the push searches (gg_advance_merge_path); null
     // for the other balancers
     i64* scan;
+    // kernel C's second optimisation (merge_path): senders of out-degree <= leaf_degree are left out of S, they never
+    // add to the next frontier: 0 drops the vertices without out-arcs; 1 (an undirected graph and a program whose
+    // message sent back over the arc it came by cannot improve the sender: VertexProgram.silent_leaves) also the
+    // leaves, after a launch's first round (its first worklist may hold sources, whose value came by no arc); -1 none
+    i64 leaf_degree;
     // two bitmaps of `words` words by round parity: the next round's senders as a first-wins pull computed them
     // (GGComputeInPull), each word stored whole by one warp, never cleared (last: the advance kernels' positional
     // initializers stop before it)
@@ -850,7 +855,8 @@ __device__ void gg_program_persistent(const i64* offsets, const int* indices, co
             }
             const bool is_huge = send && (i64)degree >= huge;
             if constexpr (Expand::scanned)  // merge_path: S with its degree prefix sum (no hubs: huge is out of reach)
-                gg_block_append_scanned(send, u, degree, S, st.scan, &st.edges[slot]);
+                gg_block_append_scanned(send && (i64)degree > (r ? st.leaf_degree : min(st.leaf_degree, (i64)0)), u,
+                                        degree, S, st.scan, &st.edges[slot]);
             else
                 gg_block_append_add(send && !is_huge, u, S, &counters[0], degree, &st.edges[slot]);
             gg_warp_append(is_huge, u, H, &counters[2]);
