@@ -13,6 +13,7 @@ from scipy.sparse import csgraph
 import graphgear as gg
 from graphgear.bench import suites
 from graphgear.bench.references import pagerank_power, references, tree_depths
+from graphgear.engine.strategy import Strategy
 
 TINY = ("kron:7", "rmat:7:8", "grid:12:12:0.9", "rgg:7", "er:200:4")
 EXPECTED = {  # the first reference of each algorithm: the fastest library that has it
@@ -135,6 +136,10 @@ def test_path_ablation_names_sep_graphs_eight_paths_then_the_controllers():
     assert {st.supports for st in supports.values()} == {
         frozenset({"warp_gather"}), frozenset({"block_gather"}), frozenset({"supplementary_queues"}),
         frozenset({"warp_gather", "block_gather", "supplementary_queues"})}
+    # MultiGraphS's segments: one column (no persistent form), on the in-degree groups they need
+    segmented = [st for name, st in gpu.ablation_strategies() if name == "segmented"]
+    assert segmented == [Strategy(balance="segmented")]
+    assert gpu.technique_layout(segmented[0]) == "in_degree_groups" and gpu.technique_layout("auto") == "auto"
 
 
 @pytest.mark.gpu

@@ -91,6 +91,11 @@ def test_strategy_string_round_trip(s):
         ("sync=async,hops=8,direction=pull,frontier=bitmap", "direction=push"),
         ("sync=async,hops=8,lookup=bitmask", "bitmask lookup"),
         ("sync=async,hops=8,balance=merge_path", "merge_path"),
+        ("balance=segmented,sync=async", "balance=segmented .*needs sync=sync"),
+        ("balance=segmented,direction=pull,frontier=bitmap", "balance=segmented"),
+        ("balance=segmented,drive=topology,frontier=bitmap", "balance=segmented"),
+        ("balance=segmented,frontier=bitmap", "balance=segmented"),
+        ("balance=segmented,supports=warp_gather", "no supports"),
     ],
 )
 def test_impossible_or_malformed_strategies(text, words):

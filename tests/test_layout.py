@@ -59,10 +59,36 @@ def test_in_degree_group_renumbering_is_the_same_graph(spec):
     if spec.startswith("kron"):
         assert len(set(groups.tolist())) >= 3  # the hubs fill the first groups
     assert np.array_equal(in_degree_group(r.graph.in_degree()), groups)
+    h = r.graph
     rows = np.repeat(np.arange(g.num_vertices), g.out_degree())
-    mapped = sorted(zip(r.rank[rows].tolist(), r.rank[g.indices].tolist()))
-    h_rows = np.repeat(np.arange(g.num_vertices), r.graph.out_degree())
-    assert mapped == sorted(zip(h_rows.tolist(), r.graph.indices.tolist()))
+    ones = np.ones(g.num_arcs)
+    mapped = sorted(zip(r.rank[rows].tolist(), r.rank[g.indices].tolist(), (g.weights if g.weighted else ones).tolist()))
+    h_rows = np.repeat(np.arange(g.num_vertices), h.out_degree())
+    assert mapped == sorted(zip(h_rows.tolist(), h.indices.tolist(), (h.weights if h.weighted else ones).tolist()))
+    # each row sorted by target (MultiGraphS's segments search them)
+    assert all(np.all(np.diff(h.indices[h.offsets[v]:h.offsets[v + 1]]) >= 0) for v in range(h.num_vertices))
+
+
+def test_shared_group_targets_need_the_groups_numbered_first():
+    """MultiGraphS's shared-memory segments (balance=segmented) take the targets of in-degree groups 1-4 as the first
+    ids of a graph whose rows are sorted: counted on the in-degree-group layout, refused on kron's given ids (hubs
+    anywhere) and on rows out of order, zero on a graph without such targets (any order)."""
+    from graphgear.errors import StrategyError
+    from graphgear.graph.layout import IN_DEGREE_GROUPS, in_degree_groups, shared_group_targets
+
+    g = gg.load("kron:14")
+    grouped = in_degree_groups(g).graph
+    assert shared_group_targets(grouped) == int((g.in_degree() >= IN_DEGREE_GROUPS[3]).sum()) > 0
+    with pytest.raises(StrategyError, match="numbered first and each row sorted by target.*layout='in_degree_groups'"):
+        shared_group_targets(g)
+    # the same groups first, one row's two arcs swapped
+    indices = grouped.indices.copy()
+    v = int(np.flatnonzero(np.diff(grouped.offsets) >= 2)[0])
+    k = int(grouped.offsets[v])
+    indices[k], indices[k + 1] = indices[k + 1], indices[k]
+    with pytest.raises(StrategyError, match="layout='in_degree_groups'"):
+        shared_group_targets(gg.Graph(grouped.offsets, indices, None, directed=True))
+    assert shared_group_targets(gg.load("grid:30:40")) == 0
 
 
 BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]

@@ -27,7 +27,7 @@ from ..engine.strategy import Strategy
 from ..graph.generate import weighted_spec
 from .metrics import teps
 
-__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite",
+__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "LAYOUT_TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite",
            "ablation", "ablation_columns", "ablation_strategies", "dedup_ablation", "dedup_strategies", "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
@@ -49,6 +49,9 @@ TECHNIQUES = (("vertex_group-1", {"balance": "vertex_group", "group_size": 1}),
               ("block_scan", {"balance": "block_scan"}),
               ("hierarchical", {"balance": "hierarchical"}),
               ("two_phase", {"balance": "twc", "frontier": "two_phase"}))  # Busato's two-phase queue (sync only)
+# MultiGraphS whole, its shared-memory segments (sync only): a column of the ablation on the in-degree groups it needs
+# (technique_layout); the adaptive suite, which runs every strategy on the algorithms' default layout, leaves it out
+LAYOUT_TECHNIQUES = (("segmented", {"balance": "segmented"}),)
 # Busato & Bombieri's supports on their node-based mapping (a lane a vertex), each alone and together: columns of the
 # ablation after the techniques (they add to a technique rather than replace it, so the adaptive suite leaves them out)
 SUPPORT_TECHNIQUES = tuple(
@@ -209,14 +212,22 @@ def gpu_suite(algorithms: tuple[str, ...], graphs: tuple[str, ...] = GPU_GRAPHS,
     return rows, bandwidth
 
 
-def ablation_strategies(techniques: tuple = TECHNIQUES + SUPPORT_TECHNIQUES) -> list[tuple[str, Strategy]]:
-    """(technique, strategy) of the ablation: each load-balancing technique (and, by default, each support column)
+def ablation_strategies(techniques: tuple = TECHNIQUES + SUPPORT_TECHNIQUES + LAYOUT_TECHNIQUES
+                        ) -> list[tuple[str, Strategy]]:
+    """(technique, strategy) of the ablation: each load-balancing technique (and, by default, each support column and
+    MultiGraphS's segments)
     under push, one launch per level (sync) and, where the technique runs inside the persistent kernel, one launch
     in all (async)."""
     return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in techniques
             for sync in ("sync", "async")
-            # the two-phase queue has no persistent form
-            if not (sync == "async" and "frontier" in fields)]
+            # the two-phase queue and MultiGraphS's segments have no persistent form
+            if not (sync == "async" and ("frontier" in fields or fields.get("balance") == "segmented"))]
+
+
+def technique_layout(strategy: Any) -> str:
+    """The layout a column's BFS runs on: MultiGraphS's segments on the in-degree groups they need (graph/layout.py
+    shared_group_targets), every other column on BFS's default."""
+    return "in_degree_groups" if isinstance(strategy, Strategy) and strategy.balance == "segmented" else "auto"
 
 
 def ablation_columns() -> list[tuple[str, Any]]:
@@ -236,7 +247,8 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
 
     # auto starts from the table (Busato & Bombieri's own choice) and lets SEP-Graph's rules and the device override
     # it (the trace says where)
-    return _ablation_rows(graphs, ablation_columns(), lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st),
+    return _ablation_rows(graphs, ablation_columns(),
+                          lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st, layout=technique_layout(st)),
                           repeat, seed, progress, "ablation")
 
 

@@ -29,6 +29,11 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
                           memory allow; in the persistent rounds senders of out-degree 0, and on an undirected graph
                           the leaves of BFS / SSSP / label programs, are left out: VertexProgram.silent_leaves)
             three_stage   MultiGraphS: deg % 32 by virtual warps of 4, the next % 256 by warps, the rest by the CTA
+            segmented     MultiGraphS whole (Hong et al. Sec. 4.2, Fig. 7): a vertex program's sync push in which the
+                          targets of in-degree groups 1-4 (in-degree >= 256) accumulate in shared memory, a block per
+                          segment of 4,096 of them and sub-segment of 1,024 frontier vertices (shared-memory atomics,
+                          then one global update per target reached), the rest three_stage with global atomics. Cost:
+                          two binary searches per frontier vertex and segment; needs layout="in_degree_groups"
             block_scan    block-wide prefix sum of degrees, each thread's edges found by binary search (Busato's
                           scan-based / binary-search block mapping; Slota's local Manhattan collapse per team)
             hierarchical  Slota's hierarchical expansion: team / warp / thread queues by degree in shared memory
@@ -69,7 +74,8 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "sync": ("sync", "async"),
     "drive": ("data", "topology"),
     "frontier": ("vertex_queue", "edge_queue", "two_phase", "bitmap", "boolmap"),
-    "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical"),
+    "balance": ("vertex_group", "twc", "warp_scan", "merge_path", "three_stage", "block_scan", "hierarchical",
+                "segmented"),
     "group_size": (1, 4, 16, 32),
     "dedup": ("none", "warp_hash", "block", "lookup", "atomic"),
     "lookup": ("status", "bitmask"),
@@ -153,6 +159,11 @@ class Strategy:
         if self.hops > 1 and self.lookup == "bitmask":
             raise StrategyError(f"hops={self.hops} is label-correcting: a vertex may improve after its first visit, "
                                 "which bitmask lookup (a visited bit, final at first) cannot express; use lookup=status")
+        if self.balance == "segmented" and ((self.sync, self.direction, self.drive) != ("sync", "push", "data")
+                                            or self.frontier not in QUEUE_FRONTIERS or self.supports):
+            raise StrategyError("balance=segmented (MultiGraphS's shared-memory segments) is a vertex program's "
+                                "host-driven push from a queue: it needs sync=sync, direction=push, drive=data, "
+                                f"frontier=vertex_queue or edge_queue and no supports (got {self})")
         if self.hops > 1 and self.balance == "merge_path":
             raise StrategyError(f"hops={self.hops} expands block-local queues, and merge_path spreads a level's edges "
                                 "over the whole grid by its prefix sum: it has no block-local form")

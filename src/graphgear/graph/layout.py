@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
 __all__ = ["LAYOUTS", "IN_DEGREE_GROUPS", "DegreeRenumbering", "check_layout", "degree_renumbering", "device_layout",
-           "in_degree_group", "in_degree_groups", "skewed"]
+           "in_degree_group", "in_degree_groups", "shared_group_targets", "skewed"]
 
 LAYOUTS = ("auto", "given", "degree", "in_degree_groups")  # an algorithm's `layout` argument: see device_layout
 IN_DEGREE_GROUPS = (2048, 1024, 512, 256, 128)  # MultiGraph's Table 1: the lower in-degree bound of groups 1-5
@@ -125,12 +125,38 @@ def in_degree_groups(graph: Graph) -> DegreeRenumbering:
     cached = graph.layouts.get("in_degree_groups")
     if cached is None:
         order = np.argsort(in_degree_group(graph.in_degree()), kind="stable")
-        cached = graph.layouts["in_degree_groups"] = _renumbered(graph, order, "renumbered by in-degree group")
+        # rows sorted by target, as MultiGraphS's segments read them (shared_group_targets)
+        cached = graph.layouts["in_degree_groups"] = _renumbered(graph, order, "renumbered by in-degree group",
+                                                                 sort_rows=True)
     return cached
 
 
-def _renumbered(graph: Graph, order: np.ndarray, label: str) -> DegreeRenumbering:
-    """`graph` with vertex order[new] given the id `new`: the renumbering and the renumbered graph."""
+def shared_group_targets(graph: Graph) -> int:
+    """How many targets MultiGraphS accumulates in shared memory on `graph` (balance="segmented"): the vertices of
+    in-degree groups 1-4 (in-degree >= IN_DEGREE_GROUPS[3]). They must be numbered first and every row sorted by
+    target, as layout "in_degree_groups" makes them, so that a row's arcs into a segment of them are one stretch found
+    by binary search; StrategyError otherwise. Checked once per graph (O(arcs)), then cached."""
+    cached = graph.layouts.get("shared_group_targets")
+    if cached is None:
+        from ..errors import StrategyError
+
+        high = graph.in_degree() >= IN_DEGREE_GROUPS[3]
+        count = int(high.sum())
+        rows = np.diff(graph.indices.astype(np.int64))
+        starts = graph.offsets[1:-1]
+        rows[starts[(starts > 0) & (starts < graph.indices.size)] - 1] = 0  # from one row to the next may descend
+        if not high[:count].all() or (rows < 0).any():
+            raise StrategyError(
+                f"balance=segmented accumulates the targets of in-degree groups 1-4 in shared memory: they must be "
+                f"numbered first and each row sorted by target, which {graph.name or 'this graph'} is not; run it "
+                "with layout='in_degree_groups'")
+        cached = graph.layouts["shared_group_targets"] = count
+    return cached
+
+
+def _renumbered(graph: Graph, order: np.ndarray, label: str, sort_rows: bool = False) -> DegreeRenumbering:
+    """`graph` with vertex order[new] given the id `new`: the renumbering and the renumbered graph (each row sorted
+    by target where `sort_rows`, else in the original row's order)."""
     from .graph import Graph
 
     degree = graph.out_degree()
@@ -142,20 +168,28 @@ def _renumbered(graph: Graph, order: np.ndarray, label: str) -> DegreeRenumberin
     weighted = graph.weights is not None
     weights = np.empty_like(graph.weights) if weighted else np.zeros(1, dtype=np.float32)
     _renumber_rows(graph.offsets, graph.indices, graph.weights if weighted else weights, weighted, order,
-                   rank.astype(graph.indices.dtype), offsets, indices, weights)
+                   rank.astype(graph.indices.dtype), offsets, indices, weights, sort_rows)
     renumbered = Graph(offsets, indices, weights if weighted else None, directed=graph.directed,
                        name=f"{graph.name} ({label})" if graph.name else label)
     return DegreeRenumbering(order, rank, renumbered)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _renumber_rows(offsets, indices, weights, weighted, order, rank, new_offsets, new_indices, new_weights):  # pragma: no cover
-    """Row `new` of the renumbered CSR is row order[new] of the original, its targets renumbered by `rank`."""
+def _renumber_rows(offsets, indices, weights, weighted, order, rank, new_offsets, new_indices, new_weights,
+                   sort_rows):  # pragma: no cover
+    """Row `new` of the renumbered CSR is row order[new] of the original, its targets renumbered by `rank` (and
+    sorted, arcs to the same target in their order, where `sort_rows`)."""
     for new in numba.prange(order.shape[0]):
         old = order[new]
         start = offsets[old]
         to = new_offsets[new]
-        for k in range(offsets[old + 1] - start):
+        d = offsets[old + 1] - start
+        for k in range(d):
             new_indices[to + k] = rank[indices[start + k]]
             if weighted:
                 new_weights[to + k] = weights[start + k]
+        if sort_rows and d > 1:
+            by = np.argsort(new_indices[to:to + d], kind="mergesort")
+            new_indices[to:to + d] = new_indices[to:to + d][by]
+            if weighted:
+                new_weights[to:to + d] = new_weights[to:to + d][by]

@@ -16,11 +16,12 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import Functor
+from ...graph.layout import shared_group_targets
 from ..cpu.atomics import atomic_add
 from . import runtime as rt
 from . import sources
 from .graph import CudaGraph, hub_chunks
-from .sources import ADVANCE_KERNELS, merge_path_chunk
+from .sources import ADVANCE_KERNELS, SEGMENT, SUB_SEGMENT, merge_path_chunk
 from .structs import DEDUP_BITS, IDENTITY, MONOIDS, SUPPORT_BITS, fits_scan_counter, unpack_scan_counter
 
 REDUCE_HUGE, REDUCE_CHUNK = 1024, 2048  # neighbor_reduce: rows from this degree go to chunks of this many edges
@@ -115,6 +116,9 @@ class Operators:
     def advance(self, G: CudaGraph, frontier: Frontier, functor: Any, strategy: Any, state: tuple) -> Frontier:
         """Push from the frontier over out-edges with the strategy's load balancer; returns the activated vertices."""
         require_level_synchronous(strategy, "advance")
+        if strategy.balance == "segmented":
+            raise StrategyError("balance=segmented accumulates a vertex program's messages in shared memory "
+                                "(MultiGraphS); an advance functor has no accumulate to combine them: use three_stage")
         if strategy.sync == "async" and strategy.balance != "merge_path":
             return self._advance_persistent(G, frontier, functor, strategy, state)
         module = self._functor_module(functor, "advance", state)
@@ -228,6 +232,10 @@ class Operators:
             work = (total + chunk - 1) // chunk * rt.BLOCK
         elif name == "adv_three_stage":
             work = (qsize + 63) // 64 * rt.BLOCK
+        elif name == "adv_segmented":  # a block per (segment, sub-segment), then three_stage's 64 vertices a block
+            chunk = shared_group_targets(G.graph)
+            items = -(-chunk // SEGMENT) * -(-qsize // SUB_SEGMENT)
+            work = max(items, (qsize + 63) // 64) * rt.BLOCK
         # grid gathering (block gathering one level up, as in the persistent kernel): with block gathering, a vertex
         # of degree >= GRID_GATHER_DEGREE goes to a hub queue, which a second launch expands with teams of blocks.
         # Otherwise a frontier of a few hundred hubs (BC's second level on kron) sits in one block, which walks

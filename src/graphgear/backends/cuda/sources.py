@@ -35,6 +35,9 @@ def header_constant(header: str, name: str) -> int:
 
 
 MERGE_PATH_ROWS = header_constant("advance.cuh", "GG_MERGE_PATH_ROWS")  # rows a merge_path block stages
+# MultiGraphS's segments (balance=segmented): targets a block accumulates in shared memory, frontier vertices it takes
+SEGMENT = header_constant("program.cuh", "GG_SEGMENT")
+SUB_SEGMENT = header_constant("program.cuh", "GG_SUB_SEGMENT")
 
 
 def merge_path_chunk(edges: int, resident_threads: int, block: int = rt.BLOCK) -> int:
@@ -89,6 +92,7 @@ ADVANCE_KERNELS = {
     ("three_stage", 32): "adv_three_stage",
     ("block_scan", 32): "adv_block_scan",
     ("hierarchical", 32): "adv_hierarchical",
+    ("segmented", 32): "adv_segmented",  # a vertex program's push only (program_module)
 }
 
 ADVANCE_ARGS = (
@@ -268,8 +272,16 @@ def program_module(program: Any) -> str:
         "double* value, double* buffer, double* message, unsigned char* send, const double* params) {\n"
         "    gg_program_compute(vertices, count, offsets, value, buffer, message, send, GGP{params});\n}\n"
     )
-    src.append(advance_wrappers("GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}, visited};",
-                                ", const double* message, double* buffer, int monoid, const double* params, u32* visited"))
+    extra = ", const double* message, double* buffer, int monoid, const double* params, u32* visited"
+    setup = "GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}, visited};"
+    src.append(advance_wrappers(setup, extra))
+    # MultiGraphS whole (balance=segmented): a program's push only, its accumulate in shared memory; `chunk` carries
+    # the number of targets of in-degree groups 1-4 (kernels/program.cuh gg_program_push_segmented)
+    src.append(
+        f'extern "C" __global__ void __launch_bounds__(256) adv_segmented({ADVANCE_ARGS}{extra}) {{\n'
+        f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n"
+        "    gg_program_push_segmented(offsets, indices, weights, weighted, queue, qsize, (int)chunk, f, out);\n}\n"
+    )
     src.append("".join(
         f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}, const double* message, '
         "double* buffer, int monoid, int first_wins, const double* value, int skip_settled, const double* params) {\n"

@@ -15,6 +15,8 @@
 //                     (global Manhattan loop collapse; Busato & Bombieri kernels A-B).
 //   three_stage       MultiGraphS: 64 vertices per 256-thread CTA; the last deg % 32 edges by virtual warps of 4
 //                     lanes, the next (deg - deg%32) % 256 by warps (8 vertices each), the rest by the whole CTA.
+//   segmented         MultiGraphS whole, for a vertex program (kernels/program.cuh gg_program_push_segmented): the
+//                     targets of in-degree groups 1-4 accumulate in shared memory by segments, the rest three_stage.
 //   block_scan        warp_scan one level up: a block-wide prefix sum of its vertices' degrees, each thread takes every
 //                     blockDim-th edge of the block's rows and finds its row by binary search (Busato & Bombieri's
 //                     scan-based and binary-search block mapping; Slota's local Manhattan collapse over a team).
@@ -287,9 +289,34 @@ __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, co
     }
 }
 
-template <class F, class L = GGKeep, class T = GGGrid>
+// The first arc of the sorted stretch indices[start, end) whose target is >= v (end if none): a binary search.
+__device__ __forceinline__ i64 gg_first_at_least(const int* indices, i64 start, i64 end, int v) {
+    while (start < end) {
+        const i64 mid = start + ((end - start) >> 1);
+        if (indices[mid] < v) start = mid + 1;
+        else end = mid;
+    }
+    return start;
+}
+
+// Which arcs of a row three_stage expands: all (GGWholeRow), or those whose target is >= from in a row sorted by
+// target (GGRowFrom: MultiGraphS's in-degree groups 5-6 once groups 1-4, the targets below `from`, went through shared
+// memory; gg_program_push_segmented).
+struct GGWholeRow {
+    __device__ __forceinline__ i64 operator()(i64 start, i64 end) const { return start; }
+};
+struct GGRowFrom {
+    const int* indices;
+    int from;
+    __device__ __forceinline__ i64 operator()(i64 start, i64 end) const {
+        return from > 0 ? gg_first_at_least(indices, start, end, from) : start;
+    }
+};
+
+template <class F, class L = GGKeep, class T = GGGrid, class R = GGWholeRow>
 __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                       const int* queue, int qsize, F f, GGOut out, L prepare = L(), T team = T()) {
+                                       const int* queue, int qsize, F f, GGOut out, L prepare = L(), T team = T(),
+                                       R row = R()) {
     __shared__ int s_u[64];
     __shared__ i64 s_start[64];
     __shared__ i64 s_deg[64];
@@ -299,6 +326,7 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
         if (threadIdx.x < 64) {
             i64 start, end;  // no dedup here (its block barriers need every thread)
             s_u[threadIdx.x] = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, 0, prepare, out, start, end);
+            start = row(start, end);
             s_start[threadIdx.x] = start;
             s_deg[threadIdx.x] = end - start;
         }

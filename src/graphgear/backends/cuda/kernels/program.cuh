@@ -4,6 +4,7 @@
 //   __device__ double edge(double message, float weight) const;
 //   __device__ bool settled(double value) const;
 #pragma once
+#include "advance.cuh"
 #include "common.cuh"
 #include "pull.cuh"
 
@@ -68,13 +69,80 @@ struct GGProgramPush {
     int coherent = 0;
     __device__ __forceinline__ bool operator()(int u, int v, float w) const {
         if (visited && gg_test_bit(visited, v)) return false;
-        const double c = p.edge(coherent ? __ldcg(message + u) : message[u], w);
+        return commit(v, contribution(u, w));
+    }
+    // what the arc u -> v of weight w carries
+    __device__ __forceinline__ double contribution(int u, float w) const {
+        return p.edge(coherent ? __ldcg(message + u) : message[u], w);
+    }
+    // c into v's buffer; true when v is activated
+    __device__ __forceinline__ bool commit(int v, double c) const {
+        if (visited && gg_test_bit(visited, v)) return false;
         if (!gg_improves(monoid, buffer[v], c)) return false;
         if (!gg_accumulate(monoid, buffer + v, c)) return false;
         if (visited) atomicOr(&visited[v >> 5], 1u << (v & 31));
         return true;
     }
+    __device__ __forceinline__ double identity() const {
+        return monoid == GG_MIN ? GG_INF : monoid == GG_MAX ? -GG_INF : 0.0;  // or: its values are 0 and 1
+    }
 };
+
+// MultiGraphS (Hong et al., PACT'17, Sec. 4.2 and Fig. 7) whole: a push of a vertex program on a graph whose vertices
+// are numbered by in-degree group (Table 1), so that the targets of groups 1-4 (in-degree >= 256) are 0..high-1, and
+// whose rows are sorted by target. Those targets are cut into segments of GG_SEGMENT vertices, the frontier into
+// sub-segments of GG_SUB_SEGMENT active inputs; a block per (segment, sub-segment) accumulates its inputs' arcs into
+// the segment in shared memory (shared-memory atomics: many arcs of a sub-segment meet at one hub), then writes each
+// destination it reached once into the buffer (one global update per destination and block, not per arc). A lane
+// finds its input's arcs into the segment by two binary searches in the sorted row. The targets of groups 5-6 (from
+// `high` on) go by three_stage with global atomics, each row from its first arc at or past `high`. The paper's blocks
+// are 1024 threads over 1024 inputs; here 256 threads take the 1024 inputs in four passes, and a segment is 4,096
+// doubles (32 KB, two blocks an SM). Every thread of the block calls it.
+#define GG_SEGMENT 4096
+#define GG_SUB_SEGMENT 1024
+template <class P>
+__device__ void gg_program_push_segmented(const i64* offsets, const int* indices, const float* weights, int weighted,
+                                          const int* queue, int qsize, int high, GGProgramPush<P> f, GGOut out) {
+    __shared__ double s_acc[GG_SEGMENT];
+    const i64 segments = (high + GG_SEGMENT - 1) / GG_SEGMENT;
+    const i64 subs = ((i64)qsize + GG_SUB_SEGMENT - 1) / GG_SUB_SEGMENT;
+    const double identity = f.identity();
+    const int lane = gg_lane();
+    const int warps = blockDim.x >> 5;
+    for (i64 item = blockIdx.x; item < segments * subs; item += gridDim.x) {
+        const int lo = (int)((item % segments) * GG_SEGMENT);  // neighbouring blocks: the same inputs, other segments
+        const int hi = min(high, lo + GG_SEGMENT);
+        const int first = (int)((item / segments) * GG_SUB_SEGMENT);
+        const int last = min(qsize, first + GG_SUB_SEGMENT);
+        for (int i = threadIdx.x; i < hi - lo; i += blockDim.x) s_acc[i] = identity;
+        __syncthreads();
+        for (int base = first + (int)(threadIdx.x >> 5) * GG_WARP; base < last; base += warps * GG_WARP) {
+            int u = -1;
+            i64 from = 0, to = 0;
+            if (base + lane < last) {
+                u = queue[base + lane];
+                const i64 end = offsets[u + 1];
+                from = gg_first_at_least(indices, offsets[u], end, lo);
+                to = gg_first_at_least(indices, from, end, hi);
+            }
+            for (int j = 0; j < GG_WARP; ++j) {  // the warp walks its 32 inputs' stretches one after another
+                const int uj = __shfl_sync(GG_FULL_MASK, u, j);
+                const i64 fj = __shfl_sync(GG_FULL_MASK, from, j), tj = __shfl_sync(GG_FULL_MASK, to, j);
+                for (i64 k = fj + lane; k < tj; k += GG_WARP)
+                    gg_accumulate(f.monoid, &s_acc[indices[k] - lo], f.contribution(uj, gg_weight(weights, weighted, k)));
+            }
+        }
+        __syncthreads();
+        for (int base = 0; base < hi - lo; base += blockDim.x) {  // write out what the block reached
+            const int i = base + threadIdx.x;
+            const double c = i < hi - lo ? s_acc[i] : identity;
+            gg_emit(out, c != identity && f.commit(lo + i, c), lo + i);
+        }
+        __syncthreads();
+    }
+    gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out, GGKeep(), GGGrid(),
+                           GGRowFrom{indices, high});
+}
 
 // pull: candidates are the vertices that are not settled (data-driven) or all of them (topology-driven)
 template <class P>
