@@ -91,6 +91,25 @@ def test_shared_group_targets_need_the_groups_numbered_first():
     assert shared_group_targets(gg.load("grid:30:40")) == 0
 
 
+@pytest.mark.parametrize("segment", [64, 4096])
+def test_shared_group_segments_say_where_each_rows_arcs_into_a_segment_begin(segment):
+    """MultiGraphS's segment table: row u, column s < S, is the offset in u's row of its first arc whose target is at
+    least s x segment; column S that of its first arc past the targets of groups 1-4. None without such targets."""
+    from graphgear.graph.layout import in_degree_groups, shared_group_segments, shared_group_targets
+
+    g = in_degree_groups(gg.load("kron:14:w")).graph
+    high = shared_group_targets(g)
+    table = shared_group_segments(g, segment)
+    count = -(-high // segment)
+    assert table.shape == (g.num_vertices, count + 1) and table.dtype == np.int32
+    assert shared_group_segments(g, segment) is table  # cached
+    bounds = [s * segment for s in range(count)] + [high]
+    for u in range(0, g.num_vertices, 37):
+        row = g.indices[g.offsets[u]:g.offsets[u + 1]]
+        assert table[u].tolist() == [int(np.sum(row < b)) for b in bounds]
+    assert shared_group_segments(gg.load("grid:30:40"), segment) is None
+
+
 BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 

@@ -33,7 +33,7 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
                           targets of in-degree groups 1-4 (in-degree >= 256) accumulate in shared memory, a block per
                           segment of 4,096 of them and sub-segment of 1,024 frontier vertices (shared-memory atomics,
                           then one global update per target reached), the rest three_stage with global atomics. Cost:
-                          two binary searches per frontier vertex and segment; needs layout="in_degree_groups"
+                          a segment table, 4 bytes per vertex and segment (+1); needs layout="in_degree_groups"
             block_scan    block-wide prefix sum of degrees, each thread's edges found by binary search (Busato's
                           scan-based / binary-search block mapping; Slota's local Manhattan collapse per team)
             hierarchical  Slota's hierarchical expansion: team / warp / thread queues by degree in shared memory

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
 __all__ = ["LAYOUTS", "IN_DEGREE_GROUPS", "DegreeRenumbering", "check_layout", "degree_renumbering", "device_layout",
-           "in_degree_group", "in_degree_groups", "shared_group_targets", "skewed"]
+           "in_degree_group", "in_degree_groups", "shared_group_segments", "shared_group_targets", "skewed"]
 
 LAYOUTS = ("auto", "given", "degree", "in_degree_groups")  # an algorithm's `layout` argument: see device_layout
 IN_DEGREE_GROUPS = (2048, 1024, 512, 256, 128)  # MultiGraph's Table 1: the lower in-degree bound of groups 1-5
@@ -152,6 +152,32 @@ def shared_group_targets(graph: Graph) -> int:
                 "with layout='in_degree_groups'")
         cached = graph.layouts["shared_group_targets"] = count
     return cached
+
+
+def shared_group_segments(graph: Graph, segment: int) -> np.ndarray | None:
+    """MultiGraphS's segment table (balance="segmented"; the paper keeps a CSC per segment): for the targets of
+    in-degree groups 1-4 cut into segments of `segment` ids, int32[V, S + 1] whose row u holds, for s < S, the offset in
+    u's row of its first arc into segment s, and at S that of its first arc past the groups (three_stage's part). A
+    block then reads where a row's arcs into its segment begin and end instead of searching the row. None where no
+    vertex is in groups 1-4. Built once per graph and segment size (a binary search per row and boundary), cached."""
+    key = f"shared_group_segments:{segment}"
+    if key not in graph.layouts:
+        high = shared_group_targets(graph)
+        count = -(-high // segment)
+        bounds = np.append(np.arange(count, dtype=np.int64) * segment, high)
+        graph.layouts[key] = (_segment_starts(graph.offsets, graph.indices, bounds.astype(graph.indices.dtype))
+                              if count else None)
+    return graph.layouts[key]
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _segment_starts(offsets, indices, bounds):  # pragma: no cover
+    """Per row (sorted by target), the offset of its first arc at or past each bound."""
+    n = offsets.shape[0] - 1
+    out = np.empty((n, bounds.shape[0]), dtype=np.int32)
+    for u in numba.prange(n):
+        out[u, :] = np.searchsorted(indices[offsets[u]:offsets[u + 1]], bounds)
+    return out
 
 
 def _renumbered(graph: Graph, order: np.ndarray, label: str, sort_rows: bool = False) -> DegreeRenumbering:

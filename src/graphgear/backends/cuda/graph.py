@@ -12,7 +12,7 @@ import numpy as np
 from ...errors import DeviceMemoryError
 from . import runtime as rt
 from .runtime import cupy
-from .sources import HEAVY_CHUNK, SPLIT_CHUNK_FROM
+from .sources import HEAVY_CHUNK, SEGMENT, SPLIT_CHUNK_FROM
 
 
 @dataclass
@@ -31,6 +31,7 @@ class CudaGraph:
     _csc_hubs_first: tuple[Any, Any, Any] | None = field(default=None, repr=False)
     _hubs_first_column: Any = field(default=None, repr=False)
     _pulled: int | None = field(default=None, repr=False)
+    _segments: tuple[int, Any] | None = field(default=None, repr=False)  # shared_group_segments
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     # a single-source start's buffer and message (float64[V] each), lent to one program state at a time until its run
     # is over (Programs.program_state, release_state) or it is gone (a weakref to it); allocated on first use
@@ -50,6 +51,20 @@ class CudaGraph:
             self._csc = (cp.asarray(t_offsets), cp.asarray(t_indices),
                          cp.asarray(t_weights) if t_weights is not None else self.weights)
         return self._csc
+
+    def shared_group_segments(self) -> tuple[int, Any]:
+        """MultiGraphS's segments on the device (balance="segmented"): the number of targets of in-degree groups 1-4
+        and their segment table (graph/layout.py shared_group_segments; None where there are none), uploaded once;
+        StrategyError where the groups are not numbered first."""
+        if self._segments is None:
+            from ...graph.layout import shared_group_segments, shared_group_targets
+
+            high = shared_group_targets(self.graph)
+            table = shared_group_segments(self.graph, SEGMENT)
+            if table is not None:
+                rt.check_free_memory(table.nbytes, "MultiGraphS's segment table")
+            self._segments = (high, None if table is None else cupy().asarray(table))
+        return self._segments
 
     def pull_candidates(self) -> int:
         """How many vertices a pull round scans: up to the last vertex with in-arcs, since none after it can pull

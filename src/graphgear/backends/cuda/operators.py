@@ -16,7 +16,6 @@ from ...engine.strategy import require_level_synchronous
 from ...errors import StrategyError
 from ...frontier import Frontier
 from ...functor import Functor
-from ...graph.layout import shared_group_targets
 from ..cpu.atomics import atomic_add
 from . import runtime as rt
 from . import sources
@@ -233,7 +232,9 @@ class Operators:
         elif name == "adv_three_stage":
             work = (qsize + 63) // 64 * rt.BLOCK
         elif name == "adv_segmented":  # a block per (segment, sub-segment), then three_stage's 64 vertices a block
-            chunk = shared_group_targets(G.graph)
+            chunk, table = G.shared_group_segments()  # chunk: the targets of groups 1-4; scan: their segment table
+            if table is not None:
+                scan = table
             items = -(-chunk // SEGMENT) * -(-qsize // SUB_SEGMENT)
             work = max(items, (qsize + 63) // 64) * rt.BLOCK
         # grid gathering (block gathering one level up, as in the persistent kernel): with block gathering, a vertex

@@ -276,11 +276,13 @@ def program_module(program: Any) -> str:
     setup = "GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}, visited};"
     src.append(advance_wrappers(setup, extra))
     # MultiGraphS whole (balance=segmented): a program's push only, its accumulate in shared memory; `chunk` carries
-    # the number of targets of in-degree groups 1-4 (kernels/program.cuh gg_program_push_segmented)
+    # the number of targets of in-degree groups 1-4 and `scan` the segment table (kernels/program.cuh
+    # gg_program_push_segmented)
     src.append(
         f'extern "C" __global__ void __launch_bounds__(256) adv_segmented({ADVANCE_ARGS}{extra}) {{\n'
         f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n"
-        "    gg_program_push_segmented(offsets, indices, weights, weighted, queue, qsize, (int)chunk, f, out);\n}\n"
+        "    gg_program_push_segmented(offsets, indices, weights, weighted, queue, qsize, (int)chunk, (const int*)scan, "
+        "f, out);\n}\n"
     )
     src.append("".join(
         f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}, const double* message, '

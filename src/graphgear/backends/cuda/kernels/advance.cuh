@@ -289,27 +289,17 @@ __device__ void gg_advance_merge_path(const i64* offsets, const int* indices, co
     }
 }
 
-// The first arc of the sorted stretch indices[start, end) whose target is >= v (end if none): a binary search.
-__device__ __forceinline__ i64 gg_first_at_least(const int* indices, i64 start, i64 end, int v) {
-    while (start < end) {
-        const i64 mid = start + ((end - start) >> 1);
-        if (indices[mid] < v) start = mid + 1;
-        else end = mid;
-    }
-    return start;
-}
-
-// Which arcs of a row three_stage expands: all (GGWholeRow), or those whose target is >= from in a row sorted by
-// target (GGRowFrom: MultiGraphS's in-degree groups 5-6 once groups 1-4, the targets below `from`, went through shared
-// memory; gg_program_push_segmented).
+// Which arcs of row u (from `start`) three_stage expands: all (GGWholeRow), or those past the targets of in-degree
+// groups 1-4, where MultiGraphS's segment table says they begin (GGRowPastSegments: groups 5-6, once groups 1-4 went
+// through shared memory; kernels/program.cuh gg_program_push_segmented).
 struct GGWholeRow {
-    __device__ __forceinline__ i64 operator()(i64 start, i64 end) const { return start; }
+    __device__ __forceinline__ i64 operator()(int u, i64 start) const { return start; }
 };
-struct GGRowFrom {
-    const int* indices;
-    int from;
-    __device__ __forceinline__ i64 operator()(i64 start, i64 end) const {
-        return from > 0 ? gg_first_at_least(indices, start, end, from) : start;
+struct GGRowPastSegments {
+    const int* starts;  // int32[V, segments + 1] (graph/layout.py shared_group_segments), null: no segments
+    int segments;
+    __device__ __forceinline__ i64 operator()(int u, i64 start) const {
+        return starts && u >= 0 ? start + starts[(i64)u * (segments + 1) + segments] : start;
     }
 };
 
@@ -326,7 +316,7 @@ __device__ void gg_advance_three_stage(const i64* offsets, const int* indices, c
         if (threadIdx.x < 64) {
             i64 start, end;  // no dedup here (its block barriers need every thread)
             s_u[threadIdx.x] = gg_load_entry(offsets, queue, qsize, base + threadIdx.x, 0, prepare, out, start, end);
-            start = row(start, end);
+            start = row(s_u[threadIdx.x], start);
             s_start[threadIdx.x] = start;
             s_deg[threadIdx.x] = end - start;
         }

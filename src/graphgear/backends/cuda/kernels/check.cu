@@ -71,7 +71,7 @@ extern "C" __global__ void check_program(const i64* offsets, const int* indices,
     gg_program_compute(queue, qsize, offsets, value, buffer, message, send, p);
     GGProgramPush<ExampleProgram> push{message, buffer, GG_MIN, p};
     gg_advance_twc(offsets, indices, weights, 0, queue, qsize, push, out, 0);
-    gg_program_push_segmented(offsets, indices, weights, 1, queue, qsize, 8192, push, out);  // MultiGraphS whole
+    gg_program_push_segmented(offsets, indices, weights, 1, queue, qsize, 8192, (const int*)bits, push, out);  // MultiGraphS whole
     GGProgramCandidate<ExampleProgram> cand{value, 1, p};
     GGProgramPull<ExampleProgram> pull{message, buffer, GG_MIN, 1, p};
     gg_pull_vertex_group<1>(offsets, indices, weights, 0, bits, 0, qsize, cand, pull, GGOut{nullptr, nullptr, nullptr, next, 2});

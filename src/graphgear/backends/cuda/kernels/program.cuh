@@ -89,28 +89,30 @@ struct GGProgramPush {
 };
 
 // MultiGraphS (Hong et al., PACT'17, Sec. 4.2 and Fig. 7) whole: a push of a vertex program on a graph whose vertices
-// are numbered by in-degree group (Table 1), so that the targets of groups 1-4 (in-degree >= 256) are 0..high-1, and
-// whose rows are sorted by target. Those targets are cut into segments of GG_SEGMENT vertices, the frontier into
-// sub-segments of GG_SUB_SEGMENT active inputs; a block per (segment, sub-segment) accumulates its inputs' arcs into
-// the segment in shared memory (shared-memory atomics: many arcs of a sub-segment meet at one hub), then writes each
-// destination it reached once into the buffer (one global update per destination and block, not per arc). A lane
-// finds its input's arcs into the segment by two binary searches in the sorted row. The targets of groups 5-6 (from
-// `high` on) go by three_stage with global atomics, each row from its first arc at or past `high`. The paper's blocks
-// are 1024 threads over 1024 inputs; here 256 threads take the 1024 inputs in four passes, and a segment is 4,096
-// doubles (32 KB, two blocks an SM). Every thread of the block calls it.
+// are numbered by in-degree group (Table 1), so that the targets of groups 1-4 (in-degree >= 256) are 0..high-1, cut
+// into segments of GG_SEGMENT ids, with the frontier cut into sub-segments of GG_SUB_SEGMENT active inputs. A block per
+// (segment, sub-segment) accumulates its inputs' arcs into the segment in shared memory (shared-memory atomics: many
+// arcs of a sub-segment meet at one hub), then writes each target it reached once into the buffer (one global update
+// per target and block, not per arc). Where a row's arcs into a segment begin and end comes from the segment table
+// `starts` (int32[V, segments + 1], graph/layout.py shared_group_segments: the paper keeps a CSC per segment), two
+// loads, no search. The targets of groups 5-6 go by three_stage with global atomics, each row from its first arc past
+// groups 1-4. The paper's blocks are 1024 threads over 1024 inputs; here 256 threads take the 1024 inputs in four
+// passes, and a segment is 4,096 doubles (32 KB, two blocks an SM). Every thread of the block calls it.
 #define GG_SEGMENT 4096
 #define GG_SUB_SEGMENT 1024
 template <class P>
 __device__ void gg_program_push_segmented(const i64* offsets, const int* indices, const float* weights, int weighted,
-                                          const int* queue, int qsize, int high, GGProgramPush<P> f, GGOut out) {
+                                          const int* queue, int qsize, int high, const int* starts,
+                                          GGProgramPush<P> f, GGOut out) {
     __shared__ double s_acc[GG_SEGMENT];
-    const i64 segments = (high + GG_SEGMENT - 1) / GG_SEGMENT;
+    const int segments = starts ? (high + GG_SEGMENT - 1) / GG_SEGMENT : 0;
     const i64 subs = ((i64)qsize + GG_SUB_SEGMENT - 1) / GG_SUB_SEGMENT;
     const double identity = f.identity();
     const int lane = gg_lane();
     const int warps = blockDim.x >> 5;
     for (i64 item = blockIdx.x; item < segments * subs; item += gridDim.x) {
-        const int lo = (int)((item % segments) * GG_SEGMENT);  // neighbouring blocks: the same inputs, other segments
+        const int segment = (int)(item % segments);  // neighbouring blocks: the same inputs, other segments
+        const int lo = segment * GG_SEGMENT;
         const int hi = min(high, lo + GG_SEGMENT);
         const int first = (int)((item / segments) * GG_SUB_SEGMENT);
         const int last = min(qsize, first + GG_SUB_SEGMENT);
@@ -121,9 +123,9 @@ __device__ void gg_program_push_segmented(const i64* offsets, const int* indices
             i64 from = 0, to = 0;
             if (base + lane < last) {
                 u = queue[base + lane];
-                const i64 end = offsets[u + 1];
-                from = gg_first_at_least(indices, offsets[u], end, lo);
-                to = gg_first_at_least(indices, from, end, hi);
+                const int* row = starts + (i64)u * (segments + 1) + segment;
+                from = offsets[u] + row[0];
+                to = offsets[u] + row[1];
             }
             for (int j = 0; j < GG_WARP; ++j) {  // the warp walks its 32 inputs' stretches one after another
                 const int uj = __shfl_sync(GG_FULL_MASK, u, j);
@@ -141,7 +143,7 @@ __device__ void gg_program_push_segmented(const i64* offsets, const int* indices
         __syncthreads();
     }
     gg_advance_three_stage(offsets, indices, weights, weighted, queue, qsize, f, out, GGKeep(), GGGrid(),
-                           GGRowFrom{indices, high});
+                           GGRowPastSegments{starts, segments});
 }
 
 // pull: candidates are the vertices that are not settled (data-driven) or all of them (topology-driven)
