@@ -199,6 +199,23 @@ _NO_BITS64 = np.zeros(0, dtype=np.uint64)
 _SLACK_BYTES = 16 << 20
 
 
+@numba.njit(cache=True, parallel=True, nogil=True)
+def first_unsorted_row(offsets, indices):  # pragma: no cover - numba
+    """The first row whose targets are not sorted (a Graph's promise; MultiGraphS's segments and the tiles' light
+    order rely on it), or -1."""
+    n = offsets.shape[0] - 1
+    bad = np.full(n, False)
+    for u in numba.prange(n):
+        for k in range(offsets[u] + 1, offsets[u + 1]):
+            if indices[k] < indices[k - 1]:
+                bad[u] = True
+                break
+    for u in range(n):
+        if bad[u]:
+            return u
+    return -1
+
+
 def csr_build_bytes(
     num_vertices: int, records: int, directed: bool, weighted: bool, *, self_loops: bool = True
 ) -> int:

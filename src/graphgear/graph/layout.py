@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numba
 import numpy as np
 
+from .build import first_unsorted_row
+
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
@@ -134,18 +136,15 @@ def in_degree_groups(graph: Graph) -> DegreeRenumbering:
 def shared_group_targets(graph: Graph) -> int:
     """How many targets MultiGraphS accumulates in shared memory on `graph` (balance="segmented"): the vertices of
     in-degree groups 1-4 (in-degree >= IN_DEGREE_GROUPS[3]). They must be numbered first and every row sorted by
-    target, as layout "in_degree_groups" makes them, so that a row's arcs into a segment of them are one stretch found
-    by binary search; StrategyError otherwise. Checked once per graph (O(arcs)), then cached."""
+    target, as layout "in_degree_groups" makes them, so that a row's arcs into a segment of them are one stretch
+    (shared_group_segments says where); StrategyError otherwise. Checked once per graph (O(arcs)), then cached."""
     cached = graph.layouts.get("shared_group_targets")
     if cached is None:
         from ..errors import StrategyError
 
         high = graph.in_degree() >= IN_DEGREE_GROUPS[3]
         count = int(high.sum())
-        rows = np.diff(graph.indices.astype(np.int64))
-        starts = graph.offsets[1:-1]
-        rows[starts[(starts > 0) & (starts < graph.indices.size)] - 1] = 0  # from one row to the next may descend
-        if not high[:count].all() or (rows < 0).any():
+        if not high[:count].all() or first_unsorted_row(graph.offsets, graph.indices) >= 0:
             raise StrategyError(
                 f"balance=segmented accumulates the targets of in-degree groups 1-4 in shared memory: they must be "
                 f"numbered first and each row sorted by target, which {graph.name or 'this graph'} is not; run it "

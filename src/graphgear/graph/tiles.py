@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
+from .build import first_unsorted_row
+
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Graph
 
@@ -163,7 +165,7 @@ def tile_layout(graph: Graph, block: int = BLOCK, columns: int = COLUMNS, heavy:
     # the light arcs as phase 1 reads them: by column panel (then source), each with its slot
     slot_of_arc = np.empty(graph.num_arcs, dtype=np.int64)
     slot_of_arc[by_row] = slot
-    rows_sorted = bool(np.all((dst[1:] >= dst[:-1]) | (src[1:] != src[:-1])))
+    rows_sorted = first_unsorted_row(graph.offsets, graph.indices) < 0
     # by source, then destination: the CSR's own order where each row's targets are sorted (Graph.from_edges')
     by_column = light if rows_sorted else _stable_order(src, n, by_row)
     light_start = np.zeros(panels + 1, dtype=np.int64)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ... import memory
 from ...errors import GraphError, GraphFormatError, GraphgearError
-from ..build import BuildCounts
+from ..build import BuildCounts, first_unsorted_row
 from ..graph import Graph
 from .source import open_regular, os_error
 
@@ -218,7 +218,7 @@ def check_promises(graph: Graph) -> None:
     (offsets, id range, finite weights, lengths): rows sorted by target, vertex labels finite and unique, and for an
     undirected graph the symmetry it promises (every arc u -> v of weight w has its v -> u of weight w)."""
     offsets, ids = graph.offsets, graph.indices.astype(np.int64, copy=False)
-    row = int(_first_unsorted_row(offsets, ids))
+    row = int(first_unsorted_row(offsets, ids))
     if row >= 0:
         raise GraphError(f"row {row}'s targets are not sorted")
     labels = graph.vertex_ids
@@ -236,21 +236,6 @@ def check_promises(graph: Graph) -> None:
             weight = "" if weights is None else f" of weight {float(weights[arc]):g}"
             raise GraphError(f"undirected, but arc {u} -> {int(ids[arc])}{weight} has no arc {int(ids[arc])} -> {u}"
                              f"{weight}")
-
-
-@numba.njit(cache=True, parallel=True, nogil=True)
-def _first_unsorted_row(offsets, indices):  # pragma: no cover - numba
-    n = offsets.shape[0] - 1
-    bad = np.full(n, False)
-    for u in numba.prange(n):
-        for k in range(offsets[u] + 1, offsets[u + 1]):
-            if indices[k] < indices[k - 1]:
-                bad[u] = True
-                break
-    for u in range(n):
-        if bad[u]:
-            return u
-    return -1
 
 
 @numba.njit(cache=True, nogil=True)

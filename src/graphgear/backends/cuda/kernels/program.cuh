@@ -68,16 +68,18 @@ struct GGProgramPush {
     u32* visited = nullptr;
     int coherent = 0;
     __device__ __forceinline__ bool operator()(int u, int v, float w) const {
-        if (visited && gg_test_bit(visited, v)) return false;
-        return commit(v, contribution(u, w));
+        if (visited && gg_test_bit(visited, v)) return false;  // before the message's read
+        return take(v, contribution(u, w));
     }
     // what the arc u -> v of weight w carries
     __device__ __forceinline__ double contribution(int u, float w) const {
         return p.edge(coherent ? __ldcg(message + u) : message[u], w);
     }
-    // c into v's buffer; true when v is activated
+    // c (the contributions of several arcs, combined: MultiGraphS's segments) into v's buffer; true when v is activated
     __device__ __forceinline__ bool commit(int v, double c) const {
-        if (visited && gg_test_bit(visited, v)) return false;
+        return !(visited && gg_test_bit(visited, v)) && take(v, c);
+    }
+    __device__ __forceinline__ bool take(int v, double c) const {  // past the visited test
         if (!gg_improves(monoid, buffer[v], c)) return false;
         if (!gg_accumulate(monoid, buffer + v, c)) return false;
         if (visited) atomicOr(&visited[v >> 5], 1u << (v & 31));
