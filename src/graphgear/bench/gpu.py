@@ -24,11 +24,13 @@ from typing import Any
 import numpy as np
 
 from ..engine.strategy import Strategy
+from ..errors import StrategyError
 from ..graph.generate import weighted_spec
 from .metrics import teps
 
-__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "LAYOUT_TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow", "copy_bandwidth", "gpu_suite",
-           "ablation", "ablation_columns", "ablation_strategies", "dedup_ablation", "dedup_strategies", "scc_vs_scipy"]
+__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "LAYOUT_TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow",
+           "copy_bandwidth", "gpu_suite", "ablation", "ablation_columns", "ablation_strategies", "dedup_ablation",
+           "dedup_strategies", "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
 SCC_GRAPH = "rmat:21:16"
@@ -215,13 +217,18 @@ def gpu_suite(algorithms: tuple[str, ...], graphs: tuple[str, ...] = GPU_GRAPHS,
 def ablation_strategies(techniques: tuple = TECHNIQUES + SUPPORT_TECHNIQUES + LAYOUT_TECHNIQUES
                         ) -> list[tuple[str, Strategy]]:
     """(technique, strategy) of the ablation: each load-balancing technique (and, by default, each support column and
-    MultiGraphS's segments)
-    under push, one launch per level (sync) and, where the technique runs inside the persistent kernel, one launch
-    in all (async)."""
-    return [(name, Strategy(direction="push", sync=sync, **fields)) for name, fields in techniques
-            for sync in ("sync", "async")
-            # the two-phase queue and MultiGraphS's segments have no persistent form
-            if not (sync == "async" and ("frontier" in fields or fields.get("balance") == "segmented"))]
+    MultiGraphS's segments) under push, one launch per level (sync) and, where the technique runs inside the
+    persistent kernel, one launch in all (async): where Strategy refuses its async form (the two-phase queue,
+    MultiGraphS's segments), the technique has none."""
+    out = []
+    for name, fields in techniques:
+        for sync in ("sync", "async"):
+            try:
+                out.append((name, Strategy(direction="push", sync=sync, **fields)))
+            except StrategyError:
+                if sync == "sync":
+                    raise
+    return out
 
 
 def technique_layout(strategy: Any) -> str:

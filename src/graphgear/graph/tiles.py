@@ -88,8 +88,11 @@ class TileLayout:
                      self.block, self.columns, x, stream)
         _light_phase(self.light_start, self.light_source, self.light_weight, self.light_weight.size > 0,
                      self.light_slot, self.block, x, stream)
-        y = np.zeros(self.num_vertices, dtype=np.float64) if out is None else out
-        y[:] = 0.0
+        if out is None:
+            y = np.zeros(self.num_vertices, dtype=np.float64)
+        else:
+            y = out
+            y.fill(0.0)
         _reduce_phase(self.stream_start, self.stream_heavy, self.stream_destination, self.block, stream, y)
         return y
 
