@@ -135,7 +135,8 @@ def test_path_ablation_names_sep_graphs_eight_paths_then_the_controllers():
     supports = {name: st for name, st in gpu.ablation_strategies() if "+" in name}
     assert {st.supports for st in supports.values()} == {
         frozenset({"warp_gather"}), frozenset({"block_gather"}), frozenset({"supplementary_queues"}),
-        frozenset({"warp_gather", "block_gather", "supplementary_queues"})}
+        frozenset({"warp_gather", "block_gather", "supplementary_queues"}), frozenset({"dynamic_parallelism"})}
+    assert [st.sync for name, st in gpu.ablation_strategies() if "dynamic" in name] == ["sync"]  # no persistent form
     # MultiGraphS's segments: one column (no persistent form), on the in-degree groups they need
     segmented = [st for name, st in gpu.ablation_strategies() if name == "segmented"]
     assert segmented == [Strategy(balance="segmented")]

@@ -96,6 +96,9 @@ def test_strategy_string_round_trip(s):
         ("balance=segmented,drive=topology,frontier=bitmap", "balance=segmented"),
         ("balance=segmented,frontier=bitmap", "balance=segmented"),
         ("balance=segmented,supports=warp_gather", "no supports"),
+        ("sync=async,supports=dynamic_parallelism", "dynamic_parallelism .*needs sync=sync"),
+        ("balance=twc,supports=dynamic_parallelism", "balance=vertex_group, warp_scan, block_scan"),
+        ("balance=merge_path,supports=dynamic_parallelism", "dynamic_parallelism"),
     ],
 )
 def test_impossible_or_malformed_strategies(text, words):

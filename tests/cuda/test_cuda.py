@@ -1003,3 +1003,40 @@ def test_pull_rounds_scan_only_vertices_with_in_arcs():
     for strategy in (pull, "auto"):
         np.testing.assert_array_equal(gg.bfs(kron, s, backend="cuda", strategy=strategy, layout="degree").distances,
                                       gg.bfs(kron, s, backend="cpu", strategy=strategy).distances)
+
+
+DYNAMIC = [Strategy(balance="vertex_group", group_size=1, supports=frozenset({"dynamic_parallelism"})),
+           Strategy(balance="vertex_group", group_size=4, supports=frozenset({"dynamic_parallelism", "warp_gather"})),
+           Strategy(balance="warp_scan", supports=frozenset({"dynamic_parallelism"})),
+           Strategy(balance="block_scan", supports=frozenset({"dynamic_parallelism"})),
+           Strategy(balance="vertex_group", group_size=1, frontier="two_phase",
+                    supports=frozenset({"dynamic_parallelism"}))]
+
+
+@pytest.mark.parametrize("strategy", DYNAMIC, ids=str)
+@pytest.mark.parametrize("spec", ["kron:12", "rmat:11:8"])
+def test_dynamic_parallelism_launches_a_kernel_per_long_row(spec, strategy, low_grid_gather_degree):
+    """Busato & Bombieri's dynamic parallelism: a thread whose vertex has at least grid_gather_degree arcs (32 here)
+    launches a kernel for its row, from the module compiled for device launches; BFS and Bellman-Ford (a vertex
+    program) equal the CPU's, and the push ran that module."""
+    from graphgear.backends.cuda import runtime as rt
+
+    be = low_grid_gather_degree
+    g = gg.load(spec)
+    assert int((g.out_degree() >= 32).sum()) > 10
+    made = []
+    with_device_launch = rt.KernelTable.with_device_launch
+
+    def recorded(table):
+        made.append(table)
+        return with_device_launch(table)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rt.KernelTable, "with_device_launch", recorded)
+        s = int(np.argmax(g.out_degree()))
+        same_bfs(g, s, strategy)
+        w = gg.Graph(g.offsets, g.indices, np.ones(g.num_arcs, dtype=np.float32) * 0.5, directed=g.directed)
+        gpu = gg.sssp(w, s, method="bellman_ford", backend="cuda", strategy=strategy)
+        np.testing.assert_array_equal(gpu.distances, gg.sssp(w, s, method="bellman_ford", backend="cpu").distances)
+    assert made and all(table._device_launch is not None for table in made)
+    assert be.grid_gather_degree == 32

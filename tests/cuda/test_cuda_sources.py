@@ -68,6 +68,22 @@ def test_generated_modules_compile(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
 
 
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+def test_device_launch_modules_compile(tmp_path):
+    """Dynamic parallelism's modules (runtime.compile_module with device_launch): every advance functor's module and a
+    vertex program's, with GG_DEVICE_LAUNCH defined, compile with -rdc=true (their kernels launch gg_launched_row)."""
+    advance = [_module(e) for e in FUNCTORS if e[1] == "advance"]
+    path = tmp_path / "launching.cu"
+    path.write_text(rt.DEVICE_LAUNCH_LINE + sources.nvcc_bundle(advance + [sources.program_module(bfs.BFS_PROGRAM)]))
+    result = subprocess.run(
+        ["nvcc", "-arch=sm_90", "-std=c++17", "-rdc=true", "-ptx", "-o", str(tmp_path / "launching.ptx"),
+         f"-I{rt.KERNEL_DIR}", str(path)], capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    ptx = (tmp_path / "launching.ptx").read_text()
+    assert "gg_launched_row" in ptx and "LaunchDevice" in ptx  # the children, and their launch (CDP2)
+
+
 def _afforest_steps() -> str:
     """The step driver's module as Afforest's topology-driven run builds it (backends/cuda/steps.py)."""
     from graphgear.algorithms import connected_components as cc

@@ -60,7 +60,8 @@ SUPPORT_TECHNIQUES = tuple(
     (f"vertex_group-1+{label}", {"balance": "vertex_group", "group_size": 1, "supports": supports})
     for label, supports in (("warp_gather", "warp_gather"), ("block_gather", "block_gather"),
                             ("supplementary_queues", "supplementary_queues"),
-                            ("supports", "warp_gather+block_gather+supplementary_queues")))
+                            ("supports", "warp_gather+block_gather+supplementary_queues"),
+                            ("dynamic_parallelism", "dynamic_parallelism")))
 # SEP-Graph's eight execution paths (push / pull, sync / async, data- / topology-driven; a pull or a topology drive
 # keeps a bitmap frontier), then the controllers that choose among them: the configuration table fixed for the run
 # (static), Algorithm 1 (adaptive: candidates timed), MultiGraph's hybrid and auto
@@ -219,7 +220,7 @@ def ablation_strategies(techniques: tuple = TECHNIQUES + SUPPORT_TECHNIQUES + LA
     """(technique, strategy) of the ablation: each load-balancing technique (and, by default, each support column and
     MultiGraphS's segments) under push, one launch per level (sync) and, where the technique runs inside the
     persistent kernel, one launch in all (async): where Strategy refuses its async form (the two-phase queue,
-    MultiGraphS's segments), the technique has none."""
+    MultiGraphS's segments, dynamic parallelism), the technique has none."""
     out = []
     for name, fields in techniques:
         for sync in ("sync", "async"):

@@ -40,7 +40,10 @@ balance     vertex_group  node-based mapping: a group of 1/4/16/32 lanes per ver
 supports    warp_gather, block_gather, supplementary_queues  (Busato: thresholds warp size, block size, half the
             device's resident threads; the supplementary queues' vertices are expanded in bins by degree, each
             with its bin's lower bound of threads, all bins in one launch; on the GPU block gathering goes one level
-            up too, hubs from GRID_GATHER_DEGREE by teams of blocks. merge_path spreads every edge evenly already)
+            up too, hubs from GRID_GATHER_DEGREE by teams of blocks. merge_path spreads every edge evenly already);
+            dynamic_parallelism (Busato: the thread holding a vertex of GRID_GATHER_DEGREE arcs or more launches a
+            kernel for its row, from a module compiled with -rdc=true; sync, and a balancer whose threads hold rows:
+            vertex_group, warp_scan, block_scan; the paper found it never better than the supplementary queues)
 dedup       none, warp_hash (after frontier load, warp level: __match_any_sync), block (after frontier load,
             block level: a shared hash table; both need a balancer that loads one vertex per thread), lookup
             (during lookup, warp level: the lanes emitting one vertex in a step emit it once; any balancer, an
@@ -80,7 +83,8 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "dedup": ("none", "warp_hash", "block", "lookup", "atomic"),
     "lookup": ("status", "bitmask"),
 }
-SUPPORTS = ("warp_gather", "block_gather", "supplementary_queues")
+SUPPORTS = ("warp_gather", "block_gather", "supplementary_queues", "dynamic_parallelism")
+GATHERING_BALANCERS = ("vertex_group", "warp_scan", "block_scan")  # those whose threads hold a row to hand over
 MAX_HOPS = 1024  # levels per grid barrier (Strategy.hops)
 DENSE_FRONTIERS = ("bitmap", "boolmap")
 QUEUE_FRONTIERS = ("vertex_queue", "edge_queue")
@@ -159,6 +163,10 @@ class Strategy:
         if self.hops > 1 and self.lookup == "bitmask":
             raise StrategyError(f"hops={self.hops} is label-correcting: a vertex may improve after its first visit, "
                                 "which bitmask lookup (a visited bit, final at first) cannot express; use lookup=status")
+        if "dynamic_parallelism" in self.supports and (self.sync != "sync" or self.balance not in GATHERING_BALANCERS):
+            raise StrategyError("supports=dynamic_parallelism launches a kernel per long row from a level's launch, which "
+                                "the launched kernels join at its end: it needs sync=sync and balance="
+                                f"{', '.join(GATHERING_BALANCERS)} (got {self})")
         if self.balance == "segmented" and ((self.sync, self.direction, self.drive) != ("sync", "push", "data")
                                             or self.frontier not in QUEUE_FRONTIERS or self.supports):
             raise StrategyError("balance=segmented (MultiGraphS's shared-memory segments) is a vertex program's "

@@ -32,6 +32,7 @@ class CudaGraph:
     _hubs_first_column: Any = field(default=None, repr=False)
     _pulled: int | None = field(default=None, repr=False)
     _segments: tuple[int, Any] | None = field(default=None, repr=False)  # shared_group_segments
+    _rows_of_at_least: dict = field(default_factory=dict, repr=False)  # degree -> vertices of that many arcs or more
     persistent: Any = field(default=None, repr=False)  # PersistentBuffers, allocated on first use
     # a single-source start's buffer and message (float64[V] each), lent to one program state at a time until its run
     # is over (Programs.program_state, release_state) or it is gone (a weakref to it); allocated on first use
@@ -65,6 +66,12 @@ class CudaGraph:
                 rt.check_free_memory(table.nbytes, "MultiGraphS's segment table")
             self._segments = (high, None if table is None else cupy().asarray(table))
         return self._segments
+
+    def rows_of_at_least(self, degree: int) -> int:
+        """How many vertices have at least `degree` out-arcs (from the host's degrees, once per degree)."""
+        if degree not in self._rows_of_at_least:
+            self._rows_of_at_least[degree] = int(np.count_nonzero(self.graph.out_degree() >= degree))
+        return self._rows_of_at_least[degree]
 
     def pull_candidates(self) -> int:
         """How many vertices a pull round scans: up to the last vertex with in-arcs, since none after it can pull

@@ -204,19 +204,28 @@ class Operators:
         self._advance_level(G, frontier, record, expand, rec, read=False)
         return rec[0], rec[1], rec[2], rec[3], room
 
-    def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None, hub_count: Any = None) -> tuple:
+    def _emit_counters(self, hubs: Any = None, huge: int = 0, scan: Any = None, hub_count: Any = None,
+                       launch_degree: int = 0) -> tuple:
         """The advance kernels' last arguments before the state: the hub queue (null: none), its count (the
         counter's; the two-phase contract passes its recorded edges' count there), the degree that sends a vertex
         there, the out-edge sum of the output queue and its degree prefix sum (null: none; kernel C,
-        kernels/common.cuh GGOut and gg_emit_scanned)."""
+        kernels/common.cuh GGOut and gg_emit_scanned), and the degree from which a thread launches a kernel for its
+        row (0: none; dynamic parallelism, kernels/advance.cuh gg_gather)."""
         return (np.uint64(0) if hubs is None else hubs, self._counter.hubs if hub_count is None else hub_count,
-                np.int64(huge), self._counter.edges, np.uint64(0) if scan is None else scan)
+                np.int64(huge), self._counter.edges, np.uint64(0) if scan is None else scan, np.int64(launch_degree))
 
     def _advance_queue(self, G, module, strategy, queue, qsize, out_queue, dedup_bits, mask, mode, supports, tail,
                        scan_in=None, edges=None, scan_out=None) -> None:
         """One level's launches over a queue. merge_path searches `scan_in`, the queue's degree prefix sum as the level
         before wrote it (kernel C), with `edges` its total; without it, a cumsum and a read of its last entry."""
         cp = self.xp
+        # Busato & Bombieri's dynamic parallelism: a thread whose vertex has at least grid_gather_degree arcs (a row
+        # too long for its block, as grid gathering's) launches a kernel for it, from the module built for device
+        # launches (-rdc=true)
+        launch_degree = self.grid_gather_degree if "dynamic_parallelism" in strategy.supports else 0
+        if launch_degree:
+            module = module.with_device_launch()
+            rt.pending_launches(G.rows_of_at_least(launch_degree))  # a vertex queue lists each at most once
         kernel, name = self._advance_kernel(module, strategy)
         scan = G.offsets
         chunk = 0
@@ -249,13 +258,14 @@ class Operators:
                                              self.grid_gather_degree, self.supplementary_threshold)
         hubs = self._buffer("hub_queue", max(G.num_vertices, qsize), cp.int32) if grid_gather or supplementary else None
 
-        def level_args(chunk_or_degree: int) -> tuple:
+        def level_args(chunk_or_degree: int, launching: int = 0) -> tuple:
             # one slot holds merge_path's chunk for the level's kernel, the supplementary queues' degree for adv_hubs
             return ((G.offsets, G.indices, G.weights, np.int32(G.weighted), queue, np.int32(qsize), out_queue,
                      self._counter.device, dedup_bits, mask, np.int32(mode), np.int32(supports), scan,
-                     np.int64(chunk_or_degree), mask, np.int32(0)) + self._emit_counters(hubs, huge, scan_out) + tail)
+                     np.int64(chunk_or_degree), mask, np.int32(0))
+                    + self._emit_counters(hubs, huge, scan_out, launch_degree=launching) + tail)
 
-        rt.launch(kernel, work, level_args(chunk))
+        rt.launch(kernel, work, level_args(chunk, launch_degree))
         if hubs is not None:
             rt.launch(module.get_function("adv_hubs"), rt.resident_threads(), level_args(supplementary))
 

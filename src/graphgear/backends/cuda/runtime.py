@@ -104,21 +104,45 @@ def headers_hash() -> str:
     return _headers_hash
 
 
-def compile_module(source: str, names: tuple[str, ...]) -> Any:
+HEADERS_LINE = "// graphgear kernels/*.cuh "  # compile_module's first line: the headers' hash follows
+DEVICE_LAUNCH_LINE = "#define GG_DEVICE_LAUNCH 1\n"
+
+
+def compile_module(source: str, names: tuple[str, ...], device_launch: bool = False) -> Any:
     """A cupy.RawModule for `source` (cached per source text); kernels/*.cuh are on the include path, and their hash
-    heads the source CuPy compiles, so its disk cache never serves a binary built from other headers."""
+    heads the source CuPy compiles, so its disk cache never serves a binary built from other headers. device_launch:
+    compiled with -rdc=true and GG_DEVICE_LAUNCH defined, its kernels may launch kernels (CuPy links the CUDA device
+    runtime; Busato & Bombieri's dynamic parallelism, kernels/advance.cuh gg_gather)."""
+    if device_launch:
+        source = f"{DEVICE_LAUNCH_LINE}{source}"
     key = hashlib.sha1(source.encode()).hexdigest()
     module = _modules.get(key)
     if module is None:
         cp = cupy()
-        source = f"// graphgear kernels/*.cuh {headers_hash()}\n{source}"
+        source = f"{HEADERS_LINE}{headers_hash()}\n{source}"
+        options = ("-std=c++17", f"-I{KERNEL_DIR}") + (("-rdc=true",) if device_launch else ())
         try:
-            module = cp.RawModule(code=source, options=("-std=c++17", f"-I{KERNEL_DIR}"), name_expressions=None)
+            module = cp.RawModule(code=source, options=options, name_expressions=None)
             module.compile()
         except Exception as exc:
             raise BackendError(f"CUDA kernel compilation failed: {exc}\n--- source ---\n{source}") from exc
         _modules[key] = module
     return module
+
+
+_pending_launches = 0
+
+
+def pending_launches(count: int) -> None:
+    """Room for `count` kernel launches from the device at once (the device runtime's pending-launch limit, 2048 by
+    default): dynamic parallelism launches one per long row of a level, and a launch beyond the limit is refused
+    (kernels/advance.cuh gg_gather then expands that row in its thread). Only raised, never lowered."""
+    global _pending_launches
+    if count > _pending_launches:
+        cp = cupy()
+        limit = getattr(cp.cuda.runtime, "cudaLimitDevRuntimePendingLaunchCount", 0x04)
+        cp.cuda.runtime.deviceSetLimit(limit, max(count, 2048))
+        _pending_launches = count
 
 
 def bitmap_words(n: int) -> int:
@@ -132,6 +156,17 @@ class KernelTable:
     def __init__(self, module: Any) -> None:
         self.module = module
         self._functions: dict[str, Any] = {}
+        self._device_launch: KernelTable | None = None
+
+    def with_device_launch(self) -> KernelTable:
+        """This module's source compiled for device launches (compile_module's device_launch), built on first use:
+        the kernels of a strategy with dynamic parallelism."""
+        if self._device_launch is None:
+            code = self.module.code
+            if code.startswith(HEADERS_LINE):
+                code = code.split("\n", 1)[1]
+            self._device_launch = KernelTable(compile_module(code, (), device_launch=True))
+        return self._device_launch
 
     def get_function(self, name: str) -> Any:
         function = self._functions.get(name)

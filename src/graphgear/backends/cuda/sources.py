@@ -98,7 +98,8 @@ ADVANCE_KERNELS = {
 ADVANCE_ARGS = (
     "const i64* offsets, const int* indices, const float* weights, int weighted, const int* queue, int qsize, "
     "int* oq, u32* counter, u32* dedup_bits, unsigned char* mask, int mode, int supports, const i64* scan, i64 chunk, "
-    "const unsigned char* active, int n, int* hubs, u32* hub_count, i64 huge, u64* edge_sum, i64* scan_out"
+    "const unsigned char* active, int n, int* hubs, u32* hub_count, i64 huge, u64* edge_sum, i64* scan_out, "
+    "i64 launch_degree"
 )
 ADVANCE_BODIES = {
     "adv_vg1": "gg_advance_vertex_group<1>(offsets, indices, weights, weighted, queue, qsize, f, out, supports);",
@@ -135,7 +136,7 @@ def advance_wrappers(setup: str, extra: str) -> str:
         out.append(
             f'extern "C" __global__ void __launch_bounds__(256) {name}({ADVANCE_ARGS}{extra}) {{\n'
             f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n"
-            f"    out.unique_in_warp = supports & GG_DEDUP_LOOKUP;\n    {body}\n}}\n"
+            f"    out.unique_in_warp = supports & GG_DEDUP_LOOKUP;\n    out.launch_degree = launch_degree;\n    {body}\n}}\n"
         )
     out.append(
         f'extern "C" __global__ void __launch_bounds__(256) adv_hubs({ADVANCE_ARGS}{extra}) {{\n'

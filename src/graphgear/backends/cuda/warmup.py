@@ -43,7 +43,7 @@ MANIFEST = Path(__file__).with_name("warmup.json.gz")
 # sooner (benchmarks/gpu_first_process.py prints its statistics, docs/performance.md#a-fresh-machines-first-process;
 # GRAPHGEAR_CUDA_WARMUP_WORKERS overrides)
 WORKERS = 16
-_HASH_LINE = "// graphgear kernels/*.cuh "
+_HASH_LINE = rt.HEADERS_LINE  # compile_module's first line
 
 _lock = threading.Lock()
 _inflight: dict[tuple, Future] = {}

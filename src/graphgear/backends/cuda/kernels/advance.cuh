@@ -34,10 +34,27 @@
 #pragma once
 #include "common.cuh"
 
-// Supports (Busato & Bombieri): block gathering -- the whole block expands each vertex of degree >= blockDim, one at
-// a time, the owner elected through shared memory; warp gathering -- the warp expands each vertex of degree >= 32,
-// elected by ballot. Afterwards the caller's rows hold only the vertices of smaller degree (start == end for the rest).
-// Every thread of the block must call it (block-wide barriers inside).
+#define GG_LAUNCHED_ROW_BLOCKS 1024  // dynamic parallelism: blocks of a launched row at most (a grid-stride loop)
+
+#ifdef GG_DEVICE_LAUNCH
+// Dynamic parallelism's child (Busato & Bombieri): one row's arcs [start, end) of vertex u, a thread an arc. It joins
+// its parent: a grid is complete only when the grids it launched are, so the level's next launch sees its emissions.
+template <class F>
+__global__ void __launch_bounds__(GG_BLOCK) gg_launched_row(const int* indices, const float* weights, int weighted,
+                                                             int u, i64 start, i64 end, F f, GGOut out) {
+    for (i64 k = start + (i64)blockIdx.x * blockDim.x + threadIdx.x; k < end; k += (i64)gridDim.x * blockDim.x) {
+        const int v = indices[k];
+        gg_emit(out, f(u, v, gg_weight(weights, weighted, k)), v);
+    }
+}
+#endif
+
+// Supports (Busato & Bombieri): dynamic parallelism -- the thread holding a vertex of degree >= out.launch_degree
+// launches a kernel that expands its row (a module compiled with GG_DEVICE_LAUNCH, -rdc=true; elsewhere a launch
+// degree traps rather than run another technique); block gathering -- the whole block expands each vertex of degree
+// >= blockDim, one at a time, the owner elected through shared memory; warp gathering -- the warp expands each vertex
+// of degree >= 32, elected by ballot. Afterwards the caller's rows hold only the vertices of smaller degree (start ==
+// end for the rest). Every thread of the block must call it (block-wide barriers inside).
 template <class F>
 __device__ __forceinline__ void gg_gather(const i64* offsets, const int* indices, const float* weights, int weighted,
                                           int u, i64& start, i64& end, F f, GGOut out, int supports) {
@@ -45,6 +62,20 @@ __device__ __forceinline__ void gg_gather(const i64* offsets, const int* indices
     __shared__ int s_u;
     __shared__ i64 s_start, s_end;
     const int lane = gg_lane();
+    if (out.launch_degree) {
+#ifdef GG_DEVICE_LAUNCH
+        if (end - start >= out.launch_degree) {
+            const i64 blocks = min((end - start + GG_BLOCK - 1) / GG_BLOCK, (i64)GG_LAUNCHED_ROW_BLOCKS);
+            // the block's implicit stream: the children of one block run one after another, and all of them end
+            // before the parent grid does (its completion waits for them). A launch refused (the device runtime's
+            // pending launches full: the host sizes them, runtime.pending_launches) leaves the row to the thread
+            gg_launched_row<<<(unsigned)blocks, GG_BLOCK>>>(indices, weights, weighted, u, start, end, f, out);
+            if (cudaGetLastError() == cudaSuccess) start = end;
+        }
+#else
+        __trap();
+#endif
+    }
     if (supports & GG_BLOCK_GATHER) {  // block gathering: the block expands each vertex of degree >= blockDim
         while (true) {
             if (threadIdx.x == 0) s_owner = -1;
@@ -173,7 +204,8 @@ __device__ __forceinline__ i64 gg_scan_entry(const i64* offsets, const int* indi
                                              L prepare, int& u, i64& start, i64& degree) {
     i64 end;
     u = gg_load_entry(offsets, queue, qsize, idx, supports, prepare, out, start, end);
-    if (supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
+    if ((supports & (GG_WARP_GATHER | GG_BLOCK_GATHER)) || out.launch_degree)
+        gg_gather(offsets, indices, weights, weighted, u, start, end, f, out, supports);
     degree = end - start;
     return gg_warp_inclusive_sum(degree);
 }

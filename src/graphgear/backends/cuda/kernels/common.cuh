@@ -223,6 +223,9 @@ struct GGOut {
     u32* spill_count = nullptr;  // entries; what does not fit goes to the global queue spill, claimed in dedup_bits
     u32 capacity = 0;
     int unique_in_warp = 0;    // mode 0: duplicate removal during lookup (GG_DEDUP_LOOKUP, gg_emit)
+    i64 launch_degree = 0;     // > 0: Busato & Bombieri's dynamic parallelism, a row of at least this many arcs is
+                               // expanded by a kernel its thread launches (advance.cuh gg_gather; a module compiled
+                               // with GG_DEVICE_LAUNCH only)
 };
 
 // Busato & Bombieri's kernel C, the online unordered prefix sum: the emitting lanes of a warp claim their queue slots
