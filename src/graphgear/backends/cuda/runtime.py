@@ -136,12 +136,16 @@ _pending_launches = 0
 def pending_launches(count: int) -> None:
     """Room for `count` kernel launches from the device at once (the device runtime's pending-launch limit, 2048 by
     default): dynamic parallelism launches one per long row of a level, and a launch beyond the limit is refused
-    (kernels/advance.cuh gg_gather then expands that row in its thread). Only raised, never lowered."""
+    (kernels/advance.cuh gg_gather then expands that row in its thread; so too where the driver refuses the new
+    limit). Only raised, never lowered."""
     global _pending_launches
     if count > _pending_launches:
         cp = cupy()
         limit = getattr(cp.cuda.runtime, "cudaLimitDevRuntimePendingLaunchCount", 0x04)
-        cp.cuda.runtime.deviceSetLimit(limit, max(count, 2048))
+        try:
+            cp.cuda.runtime.deviceSetLimit(limit, max(count, 2048))
+        except cp.cuda.runtime.CUDARuntimeError:  # the limit kept: launches past it fall back, as said above
+            pass
         _pending_launches = count
 
 
