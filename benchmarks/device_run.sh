@@ -9,8 +9,9 @@
 #               benchmarks/bc_loop_sizes.py
 #     bench     graphgear bench --suite gpu --no-ablation (every algorithm, SCC against SciPy)
 #     ablation  the BFS load-balancing, duplicate-removal, execution-path and PageRank ablations on kron:21,
-#               grid:2048:2048 and two real graphs (more than one call's 10 minutes since session 38: run it alone and
-#               expect the last tables to be cut; .dev-style scripts can run a table at a time)
+#               grid:2048:2048 and two real graphs (benchmarks/ablation_tables.py; more than one call's 10 minutes
+#               since session 38: run a table a call, ablation-balance, ablation-dedup, ablation-paths,
+#               ablation-pagerank, on one tree)
 # Run from the repo root on the device machine, with the real graphs carried in .data/graphs, ../shared/peers in
 # .peers, and any wheels the machine lacks (dask, distributed and their needs) in .whl.
 set -uo pipefail
@@ -42,32 +43,9 @@ for part in "${parts[@]}"; do
         loops) step device_loops 120 python3 benchmarks/device_loops.py
                step bc_loop_sizes 90 python3 benchmarks/bc_loop_sizes.py ;;
         bench) step bench 200 python3 -m graphgear --no-progress bench --suite gpu --no-ablation --json "$OUT/gpu.json" ;;
-        ablation) step ablation 560 python3 -c "
-from graphgear.bench import gpu
-graphs = ['kron:21', 'grid:2048:2048', '.data/graphs/social/email-Enron.txt.gz', '.data/graphs/social/wiki-Vote.txt']
-cols = [c for c, _ in gpu.ablation_columns()]
-print('| graph | ' + ' | '.join(cols) + ' |')
-for spec in graphs:
-    (row,) = gpu.ablation([spec], 5, progress=lambda m: None)
-    print(f'| {spec.split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.3f}' for c in cols) + ' |', flush=True)
-print('| graph | ' + ' | '.join(gpu.DEDUP_TECHNIQUES) + ' |')
-for spec in graphs:
-    (row,) = gpu.dedup_ablation([spec], 5, progress=lambda m: None)
-    print(f'| {row[\"graph\"].split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.2f} / {row[c + \" listed\"]:,}'
-                                                           for c in gpu.DEDUP_TECHNIQUES) + ' |', flush=True)
-cols = [c for c, _ in gpu.path_columns()]
-print('| graph | ' + ' | '.join(cols) + ' |')
-for spec in graphs:
-    (row,) = gpu.path_ablation([spec], 5, progress=lambda m: None)
-    print(f'| {spec.split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.3f}' for c in cols) + ' |', flush=True)
-cols = [c for c, _ in gpu.PAGERANK_COLUMNS]
-print('| graph | ' + ' | '.join(cols) + ' |')
-for spec in graphs:
-    (row,) = gpu.pagerank_ablation([spec], 3, progress=lambda m: None)
-    print(f'| {spec.split(\"/\")[-1]} | ' + ' | '.join(f'{row[c]:.3f} / {row[c + \" iterations\"]}' for c in cols)
-          + ' |', flush=True)
-" ;;
-        *) echo "unknown part $part (tests, peers, loops, bench, ablation)"; exit 2 ;;
+        ablation) step ablation 560 python3 benchmarks/ablation_tables.py balance dedup paths pagerank ;;
+        ablation-*) step "$part" 560 python3 benchmarks/ablation_tables.py "${part#ablation-}" ;;
+        *) echo "unknown part $part (tests, peers, loops, bench, ablation, ablation-TABLE)"; exit 2 ;;
     esac
 done
 
@@ -78,5 +56,5 @@ echo
 [ -f "$OUT/device_loops.log" ] && grep -v -i warn "$OUT/device_loops.log" | tail -24
 [ -f "$OUT/bc_loop_sizes.log" ] && grep -v -i warn "$OUT/bc_loop_sizes.log"
 [ -f "$OUT/bench.log" ] && grep -v "cli.py" "$OUT/bench.log" | tail -20
-[ -f "$OUT/ablation.log" ] && grep "^|" "$OUT/ablation.log"
+for log in "$OUT"/ablation*.log; do [ -f "$log" ] && grep -E "^(\||[a-z]+$)" "$log"; done
 printf '%s\n' "${summary[@]}"
