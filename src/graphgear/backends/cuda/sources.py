@@ -126,13 +126,14 @@ PULL_GROUPS = (1, 4, 16, 32)
 REDUCE_GROUPS = (1, 4, 8, 32)
 
 
-def advance_wrappers(setup: str, extra: str) -> str:
-    """Every advance load balancer as a kernel of one signature, plus adv_hubs: the second launch of a sync advance
-    with block gathering or supplementary queues, which expands the hub queue the first one filled (count read on
-    the device: no host sync) with teams of blocks, and its vertices of degree `chunk` and more in the supplementary
-    queues' bins (kernels/persistent.cuh gg_expand_hubs; chunk 0: none)."""
+def advance_wrappers(setup: str, extra: str, bodies: dict[str, str] | None = None) -> str:
+    """Every advance load balancer as a kernel of one signature (and those of `bodies`, name -> body, a module's own),
+    plus adv_hubs: the second launch of a sync advance with block gathering or supplementary queues, which expands the
+    hub queue the first one filled (count read on the device: no host sync) with teams of blocks, and its vertices of
+    degree `chunk` and more in the supplementary queues' bins (kernels/persistent.cuh gg_expand_hubs; chunk 0:
+    none)."""
     out = []
-    for name, body in ADVANCE_BODIES.items():
+    for name, body in {**ADVANCE_BODIES, **(bodies or {})}.items():
         out.append(
             f'extern "C" __global__ void __launch_bounds__(256) {name}({ADVANCE_ARGS}{extra}) {{\n'
             f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n"
@@ -275,16 +276,12 @@ def program_module(program: Any) -> str:
     )
     extra = ", const double* message, double* buffer, int monoid, const double* params, u32* visited"
     setup = "GGProgramPush<GGP> f{message, buffer, monoid, GGP{params}, visited};"
-    src.append(advance_wrappers(setup, extra))
     # MultiGraphS whole (balance=segmented): a program's push only, its accumulate in shared memory; `chunk` carries
     # the number of targets of in-degree groups 1-4 and `scan` the segment table (kernels/program.cuh
     # gg_program_push_segmented)
-    src.append(
-        f'extern "C" __global__ void __launch_bounds__(256) adv_segmented({ADVANCE_ARGS}{extra}) {{\n'
-        f"    {setup}\n    GGOut out{{oq, counter, dedup_bits, mask, mode, hubs, hub_count, huge, offsets, edge_sum, scan_out}};\n"
-        "    gg_program_push_segmented(offsets, indices, weights, weighted, queue, qsize, (int)chunk, (const int*)scan, "
-        "f, out);\n}\n"
-    )
+    segmented = ("gg_program_push_segmented(offsets, indices, weights, weighted, queue, qsize, (int)chunk, "
+                 "(const int*)scan, f, out);")
+    src.append(advance_wrappers(setup, extra, {"adv_segmented": segmented}))
     src.append("".join(
         f'extern "C" __global__ void __launch_bounds__(256) pull_g{g}({PULL_ARGS}, const double* message, '
         "double* buffer, int monoid, int first_wins, const double* value, int skip_settled, const double* params) {\n"
