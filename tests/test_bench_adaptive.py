@@ -53,6 +53,11 @@ def test_rows_time_auto_against_every_fixed_strategy():
         assert not r.failed, (r.algorithm, r.graph, r.failed)
         assert r.auto_ms > 0 and len(r.fixed_ms) + len(r.refused) == 8
         assert r.ratio == r.auto_ms / min(r.fixed_ms.values()) and r.best[1] == min(r.fixed_ms.values())
+        # the final round re-timed auto and the first pass's fastest fixed strategies, keeping their first times
+        finalists = [name for name in r.first_ms if name != "auto"]
+        assert "auto" in r.first_ms and len(finalists) == min(adaptive.FINALISTS, len(r.fixed_ms) - len(r.once))
+        first = {name: r.first_ms.get(name, ms) for name, ms in r.fixed_ms.items() if name not in r.once}
+        assert sorted(finalists) == sorted(sorted(first, key=first.get)[:adaptive.FINALISTS])
     by_name = {(r.algorithm, r.graph): r for r in rows}
     assert by_name[("sssp", "kron:7:w")].num_edges > 0  # SSSP runs on the weighted shape
     # PageRank's sum cannot be re-read as async pull re-reads messages: those paths do not apply
@@ -113,6 +118,24 @@ def test_a_slow_first_call_that_loaded_no_module_is_kept():
         assert got == (900.0, "r", True) and len(calls) == expected, loads
 
 
+def test_the_final_round_times_auto_and_the_finalists_side_by_side_in_rotating_order():
+    """Each round calls every contender once, the order rotating; each one's median replaces its first-pass time,
+    which is kept; a fixed strategy outside the round keeps its time."""
+    row = _row(10.0, a=5.0, b=6.0, c=50.0)
+    order, scripted = [], {"auto": [4.0, 9.0, 5.0], "a": [5.5, 5.0, 7.0], "b": [6.0, 1.0, 6.5]}
+
+    def probe(call):
+        name = call()
+        order.append(name)
+        return scripted[name][len([n for n in order if n == name]) - 1], None
+
+    adaptive._final_round(row, probe, {name: (lambda name=name: name) for name in ("auto", "a", "b")}, rounds=3)
+    assert order == ["auto", "a", "b", "a", "b", "auto", "b", "auto", "a"]
+    assert row.auto_ms == 5.0 and row.fixed_ms == {"a": 5.5, "b": 6.0, "c": 50.0}
+    assert row.first_ms == {"auto": 10.0, "a": 5.0, "b": 6.0} and row.ratio == 5.0 / 5.5
+    assert row.first_ratio == 10.0 / 5.0  # the first pass's auto / best, shown beside the final one
+
+
 def test_pagerank_paths_agree_within_the_stopping_rule():
     """Two PageRank iterates that each met networkx's rule (L1 change < N tol) may differ by up to 2 alpha / (1 -
     alpha) N tol; more than that is a different answer."""
@@ -153,7 +176,7 @@ def test_cli_prints_the_table_and_the_target(tmp_path, capsys):
     assert main(["bench", "--suite", "adaptive", "--backend", "cpu", "--scale", "6", "--algorithms", "bfs,cc",
                  "--repeat", "1", "--graphs", str(tmp_path), "--json", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "auto / best" in text and "target" in text
+    assert "auto / best" in text and "first pass" in text and "side by side" in text and "target" in text
     report = json.loads(out.read_text())
     assert report["backend"] == "cpu" and report["scale"] == 6 and len(report["rows"]) == 12
     assert {"within", "worst", "single", "gain", "met"} <= set(report["summary"])
@@ -271,6 +294,9 @@ def _bad(tmp_path, text):
     (lambda r: json.dumps({**r, "rows": [{**r["rows"][0], "fixed_ms": {"sync-push-dd": -1.0}}]}),
      "the time of sync-push-dd is -1.0"),
     (lambda r: json.dumps({**r, "rows": [{**r["rows"][0], "num_vertices": "many"}]}), "row 1: num_vertices is 'many'"),
+    (lambda r: json.dumps({**r, "rows": [{**r["rows"][0], "first_ms": {"auto": 0}}]}),
+     "the time of auto (first pass) is 0"),
+    (lambda r: json.dumps({**r, "rows": [{**r["rows"][0], "first_ms": [1.0]}]}), "row 1: first_ms is [1.0]"),
 ])
 def test_merge_refuses_a_bad_report_naming_file_row_and_value(tmp_path, capsys, edit, message):
     good = _part(tmp_path, "good.json", "road-like lattice")

@@ -664,7 +664,8 @@ def _cmd_bench_adaptive(args: argparse.Namespace) -> int:
                                    progress=lambda m: console.log(m), on_row=lambda so_far: write(so_far, False))
     failures = _adaptive_table(console, rows, f"graphgear bench --suite adaptive (backend {backend}, median of "
                                f"{args.repeat} after warm-up; a fixed strategy {adaptive.SLOW_FACTOR:g}x slower than auto "
-                               "timed once): auto against every fixed strategy, ms")
+                               f"timed once; then auto and the {adaptive.FINALISTS} fastest side by side, median of "
+                               f"{adaptive.FINAL_ROUNDS}): auto against every fixed strategy, ms")
     write(rows, True)
     return 1 if failures else 0
 
@@ -676,8 +677,8 @@ def _adaptive_table(console: Any, rows: list, title: str) -> int:
     from .bench import adaptive
 
     table = Table(title=title)
-    for name in ("algorithm", "shape", "graph", "auto", "best fixed", "its ms", "auto / best", "ran", "timed once",
-                 "refused", "failed"):
+    for name in ("algorithm", "shape", "graph", "auto", "best fixed", "its ms", "auto / best", "first pass", "ran",
+                 "timed once", "refused", "failed"):
         table.add_column(name, justify="left" if name in ("algorithm", "shape", "graph", "best fixed") else "right")
     failures = 0
     for r in rows:
@@ -687,7 +688,7 @@ def _adaptive_table(console: Any, rows: list, title: str) -> int:
         table.add_row(r.algorithm, r.shape, Path(r.graph).name, f"{r.auto_ms:,.3f}", best or "-",
                       f"{best_ms:,.3f}" if r.fixed_ms else "-",
                       ratio if not r.fixed_ms or r.ratio <= adaptive.WORST else f"[red]{ratio}",
-                      str(len(r.fixed_ms)), str(len(r.once)), str(len(r.refused)),
+                      f"{r.first_ratio:.2f}" if r.fixed_ms else "-", str(len(r.fixed_ms)), str(len(r.once)), str(len(r.refused)),
                       "\n".join(f"[red]{k}: {v}" for k, v in r.failed.items()) or "0")
     console.print(table)
     s = adaptive.summary(rows)

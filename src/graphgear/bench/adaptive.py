@@ -15,7 +15,13 @@ one fixed strategy, among those that ran on every row, with the smallest geometr
 
 Timing: the CPU, the median of `repeat` wall-clock runs after a warm-up run (bench.metrics.time_runs); the GPU, the
 median of `repeat` CUDA-event timings after bench.gpu's warm-up, every run from the same source. A fixed strategy far
-slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row says so.
+slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row says so. Then the final round, on
+every row whatever its ratio: auto and the FINALISTS fastest fixed strategies of that first pass are timed again,
+one warm call each in turn for FINAL_ROUNDS rounds (the order rotating every round), and their medians replace their
+first-pass times. A row's first pass spans seconds to minutes with auto timed at its start, and the fastest of some
+thirty noisy times is biased low (the least-noise winner); timed side by side, the drift of the device between
+auto's time and the best's falls on both (docs/performance.md#the-adaptive-suites-final-round). A fixed strategy
+outside the finalists keeps its first-pass time, so where it is still the fastest the row says so against auto.
 
 Parts: a long suite runs in parts (`select_shapes`, the CLI's --shapes and --algorithms), each part's report written
 again after every row (`report`, complete: false until the part ends), so a part stopped by a time limit keeps every
@@ -51,6 +57,8 @@ WITHIN, SHARE_WITHIN, WORST, GEOMEAN_GAIN = 1.10, 0.80, 1.30, 1.50
 # call alone: it cannot be a row's best, and a topology-driven path on a lattice of thousands of levels would
 # otherwise take the suite's time in warm-ups and repeats
 SLOW_FACTOR, SLOW_FLOOR_MS = 20.0, 50.0
+# the final round (module notes): auto and this many of the first pass's fastest fixed strategies, side by side
+FINALISTS, FINAL_ROUNDS = 3, 7
 DEFAULT_SCALE = {"cpu": 16, "cuda": 21}  # 2^scale vertices for the generated shapes (tiny ones time the per-level overhead)
 REAL_SHAPES = (("real road graph", ("road/luxembourg_osm.mtx", "road/malta_osm.gr.gz")),
                ("real social graph", ("social/email-Enron.txt.gz", "social/wiki-Vote.txt")))
@@ -112,6 +120,7 @@ class AdaptiveRow:
     refused: list[str] = field(default_factory=list)  # strategies that do not apply (StrategyError)
     failed: dict[str, str] = field(default_factory=dict)  # strategy -> why (an error, or a result unlike auto's)
     once: list[str] = field(default_factory=list)  # strategies timed by one warm call (SLOW_FACTOR)
+    first_ms: dict[str, float] = field(default_factory=dict)  # first-pass times of those the final round re-timed
 
     @property
     def best(self) -> tuple[str, float]:
@@ -125,6 +134,12 @@ class AdaptiveRow:
     def ratio(self) -> float:
         """auto / best fixed: below 1, auto beat every fixed strategy."""
         return self.auto_ms / self.best[1]
+
+    @property
+    def first_ratio(self) -> float:
+        """auto / best fixed as the first pass timed them (before the final round; `ratio` where none ran)."""
+        first = [self.first_ms.get(name, ms) for name, ms in self.fixed_ms.items()]
+        return self.first_ms.get("auto", self.auto_ms) / min(first)
 
 
 def _agrees(algorithm: str, result: Any, auto: Any, num_vertices: int) -> tuple[bool, str]:
@@ -186,6 +201,23 @@ def _fixed_time(timed: Callable, probe: Callable, call: Callable[[], Any], auto_
     return (*timed(call), False)
 
 
+def _final_round(row: AdaptiveRow, probe: Callable, calls: dict[str, Callable[[], Any]],
+                 rounds: int = FINAL_ROUNDS) -> None:
+    """Time auto ("auto" in `calls`) and the finalists side by side (module notes): `rounds` rounds of one `probe`
+    each, the order rotating; each one's median replaces its time in `row`, its first-pass time kept in first_ms."""
+    names = list(calls)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            times[name].append(probe(calls[name])[0])
+    for name, ms in times.items():
+        row.first_ms[name] = row.auto_ms if name == "auto" else row.fixed_ms[name]
+        if name == "auto":
+            row.auto_ms = statistics.median(ms)
+        else:
+            row.fixed_ms[name] = statistics.median(ms)
+
+
 def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = ADAPTIVE_ALGORITHMS, *,
                    backend: str = "cpu", repeat: int = 3,
                    progress: Callable[[str], None] = lambda message: None,
@@ -212,6 +244,7 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
 
             auto_ms, auto = timed(lambda: call("auto"))
             row = AdaptiveRow(algorithm, shape, name, g.num_vertices, g.num_edges, auto_ms)
+            labelled = {}
             for strategy in strategies:
                 label = strategy_label(strategy)
                 try:
@@ -225,10 +258,14 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
                 same, detail = _agrees(algorithm, result, auto, g.num_vertices)
                 if same:
                     row.fixed_ms[label] = ms
+                    labelled[label] = strategy
                     if once:
                         row.once.append(label)
                 else:
                     row.failed[label] = f"result unlike auto's ({detail})"
+            finalists = sorted((label for label in row.fixed_ms if label not in row.once), key=row.fixed_ms.get)
+            _final_round(row, probe, {"auto": lambda: call("auto"),
+                                      **{label: lambda st=labelled[label]: call(st) for label in finalists[:FINALISTS]}})
             rows.append(row)
             progress(row_line(row))
             on_row(rows)
@@ -266,6 +303,7 @@ def report(rows: list[AdaptiveRow], *, backend: str, scale: Any, repeat: Any, co
 
 _ROW_FIELDS = {"algorithm": str, "shape": str, "graph": str, "num_vertices": int, "num_edges": int,
                "auto_ms": (int, float), "fixed_ms": dict, "refused": list, "failed": dict, "once": list}
+_OPTIONAL_ROW_FIELDS = {"first_ms": dict}  # reports written before the final round have none
 
 
 def _rows_of(path: Path, value: Any) -> tuple[str, list[AdaptiveRow]]:
@@ -280,14 +318,18 @@ def _rows_of(path: Path, value: Any) -> tuple[str, list[AdaptiveRow]]:
         for name, kind in _ROW_FIELDS.items():
             if name not in entry:
                 raise GraphgearError(f"{path}: row {i} has no {name!r}")
-            if not isinstance(entry[name], kind) or isinstance(entry[name], bool):
-                raise GraphgearError(f"{path}: row {i}: {name} is {entry[name]!r:.60}")
-        times = {"auto_ms": entry["auto_ms"], **entry["fixed_ms"]}
+        fields = {name: entry[name] for name in (*_ROW_FIELDS, *_OPTIONAL_ROW_FIELDS) if name in entry}
+        for name, field_value in fields.items():
+            kind = _ROW_FIELDS.get(name) or _OPTIONAL_ROW_FIELDS[name]
+            if not isinstance(field_value, kind) or isinstance(field_value, bool):
+                raise GraphgearError(f"{path}: row {i}: {name} is {field_value!r:.60}")
+        times = {"auto_ms": entry["auto_ms"], **entry["fixed_ms"],
+                 **{f"{name} (first pass)": ms for name, ms in fields.get("first_ms", {}).items()}}
         for name, ms in times.items():
             if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not math.isfinite(ms) or ms <= 0:
                 raise GraphgearError(f"{path}: row {i} ({entry['algorithm']} on {entry['graph']}): the time of {name} "
                                      f"is {ms!r:.60}, not a positive number of ms")
-        rows.append(AdaptiveRow(**{name: entry[name] for name in _ROW_FIELDS}))
+        rows.append(AdaptiveRow(**fields))
     return value["backend"], rows
 
 
