@@ -16,9 +16,11 @@ one fixed strategy, among those that ran on every row, with the smallest geometr
 Timing: the CPU, the median of `repeat` wall-clock runs after a warm-up run (bench.metrics.time_runs); the GPU, the
 median of `repeat` CUDA-event timings after bench.gpu's warm-up, every run from the same source. A fixed strategy far
 slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row says so. Then the final round, on
-every row whatever its ratio: auto and the FINALISTS fastest fixed strategies of that first pass are timed again,
-one warm call each in turn for FINAL_ROUNDS rounds (the order rotating every round), and their medians replace their
-first-pass times. A row's first pass spans seconds to minutes with auto timed at its start, and the fastest of some
+every row whatever its ratio: auto and the FINALISTS fastest fixed strategies of that first pass (those within
+FINAL_WITHIN of the fastest) are timed again in turn for FINAL_ROUNDS rounds, the order rotating every round, each
+time by a call after one untimed call of its own (so that each is timed as the first pass timed it, warm from its own
+run: a PageRank call of 0.27 ms timed right after a 26 ms async path took 0.41, its data no longer in L2), and
+their medians replace their first-pass times. A row's first pass spans seconds to minutes with auto timed at its start, and the fastest of some
 thirty noisy times is biased low (the least-noise winner); timed side by side, the drift of the device between
 auto's time and the best's falls on both (docs/performance.md#the-adaptive-suites-final-round). A fixed strategy
 outside the finalists keeps its first-pass time, so where it is still the fastest the row says so against auto.
@@ -58,7 +60,7 @@ WITHIN, SHARE_WITHIN, WORST, GEOMEAN_GAIN = 1.10, 0.80, 1.30, 1.50
 # otherwise take the suite's time in warm-ups and repeats
 SLOW_FACTOR, SLOW_FLOOR_MS = 20.0, 50.0
 # the final round (module notes): auto and this many of the first pass's fastest fixed strategies, side by side
-FINALISTS, FINAL_ROUNDS = 3, 7
+FINALISTS, FINAL_ROUNDS, FINAL_WITHIN = 3, 5, 1.5
 DEFAULT_SCALE = {"cpu": 16, "cuda": 21}  # 2^scale vertices for the generated shapes (tiny ones time the per-level overhead)
 REAL_SHAPES = (("real road graph", ("road/luxembourg_osm.mtx", "road/malta_osm.gr.gz")),
                ("real social graph", ("social/email-Enron.txt.gz", "social/wiki-Vote.txt")))
@@ -203,12 +205,14 @@ def _fixed_time(timed: Callable, probe: Callable, call: Callable[[], Any], auto_
 
 def _final_round(row: AdaptiveRow, probe: Callable, calls: dict[str, Callable[[], Any]],
                  rounds: int = FINAL_ROUNDS) -> None:
-    """Time auto ("auto" in `calls`) and the finalists side by side (module notes): `rounds` rounds of one `probe`
-    each, the order rotating; each one's median replaces its time in `row`, its first-pass time kept in first_ms."""
+    """Time auto ("auto" in `calls`) and the finalists side by side (module notes): `rounds` rounds, the order
+    rotating, in which each is probed twice and the second probe kept; each one's median replaces its time in `row`,
+    its first-pass time kept in first_ms."""
     names = list(calls)
     times: dict[str, list[float]] = {name: [] for name in names}
     for r in range(rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
+            probe(calls[name])  # warm from its own run, as the first pass timed it
             times[name].append(probe(calls[name])[0])
     for name, ms in times.items():
         row.first_ms[name] = row.auto_ms if name == "auto" else row.fixed_ms[name]
@@ -264,8 +268,10 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
                 else:
                     row.failed[label] = f"result unlike auto's ({detail})"
             finalists = sorted((label for label in row.fixed_ms if label not in row.once), key=row.fixed_ms.get)
+            finalists = [label for label in finalists[:FINALISTS]
+                         if row.fixed_ms[label] <= FINAL_WITHIN * row.fixed_ms[finalists[0]]]
             _final_round(row, probe, {"auto": lambda: call("auto"),
-                                      **{label: lambda st=labelled[label]: call(st) for label in finalists[:FINALISTS]}})
+                                      **{label: lambda st=labelled[label]: call(st) for label in finalists}})
             rows.append(row)
             progress(row_line(row))
             on_row(rows)
