@@ -6,7 +6,8 @@ them on one tree and the next call the rest.
 
 balance: BFS by load-balancing technique and support (sync / async), then the table, the hybrid and auto; dedup:
 Bellman-Ford by duplicate removal on an edge queue (ms / entries computed); paths: BFS by SEP-Graph's eight paths and
-the controllers; pagerank: PageRank by method and layout (ms / iterations)."""
+the controllers; pagerank: PageRank by method and layout (ms / iterations). Every cell's result is checked against the
+CPU backend's (bench/gpu.py _ablation_rows): a cell marked WRONG is not a technique's time."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def main() -> None:
         print(f"\n{name}\n| graph | " + " | ".join(columns()) + " |", flush=True)
         for spec in args.graphs:
             (row,) = run([spec], repeat, progress=lambda m: None)
-            print(f"| {str(row['graph']).split('/')[-1]} | " + " | ".join(cell(row, c) for c in columns()) + " |",
-                  flush=True)
+            print(f"| {str(row['graph']).split('/')[-1]} | "
+                  + " | ".join(gpu.ablation_cell(row, c, cell(row, c)) for c in columns()) + " |", flush=True)
 
 
 if __name__ == "__main__":

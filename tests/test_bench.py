@@ -104,6 +104,7 @@ def test_the_gpu_ablation_times_every_technique_the_table_and_auto():
     rows = gpu.ablation(["kron:10", str(real_graph("social/wiki-Vote.txt"))], repeat=1, progress=lambda message: None)
     columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "hybrid", "auto"]
     assert len(rows) == 2 and all(row[c] > 0 for row in rows for c in columns)
+    assert [row["wrong"] for row in rows] == [{}, {}]  # every column's distances are the CPU's
 
 
 @pytest.mark.gpu
@@ -115,7 +116,7 @@ def test_the_dedup_ablation_times_every_technique_and_counts_what_each_leaves():
 
     (row,) = gpu.dedup_ablation(["kron:12"], repeat=1, progress=lambda message: None)
     assert row["graph"] == "kron:12:w"
-    assert all(row[c] > 0 for c in gpu.DEDUP_TECHNIQUES)
+    assert all(row[c] > 0 for c in gpu.DEDUP_TECHNIQUES) and row["wrong"] == {}
     listed = {c: row[f"{c} listed"] for c in gpu.DEDUP_TECHNIQUES}
     assert listed["none"] > listed["atomic"] > 0
     assert all(listed[c] >= listed["atomic"] for c in gpu.DEDUP_TECHNIQUES)
@@ -150,7 +151,7 @@ def test_the_path_ablation_runs_each_path_as_named():
     from graphgear.bench import gpu
 
     (row,) = gpu.path_ablation(["kron:10"], repeat=1, progress=lambda message: None)
-    assert all(row[c] > 0 for c, _ in gpu.path_columns())
+    assert all(row[c] > 0 for c, _ in gpu.path_columns()) and row["wrong"] == {}
     g = gg.load("kron:10")
     source = int(np.argmax(g.out_degree()))
     for column, strategy in gpu.path_columns()[:8]:
@@ -164,8 +165,42 @@ def test_the_pagerank_ablation_times_every_method_and_layout():
     from graphgear.bench import gpu
 
     (row,) = gpu.pagerank_ablation(["rmat:15:32"], repeat=1, progress=lambda message: None)
-    assert all(row[c] > 0 and row[f"{c} iterations"] > 0 for c, _ in gpu.PAGERANK_COLUMNS)
+    assert all(row[c] > 0 and row[f"{c} iterations"] > 0 for c, _ in gpu.PAGERANK_COLUMNS) and row["wrong"] == {}
     assert len({row[f"{c} iterations"] for c in ("power/given", "power/degree", "dense/given", "dense/degree")}) == 1
+
+
+def test_an_ablation_cell_whose_result_is_not_the_cpus_is_marked_wrong(monkeypatch):
+    """Every column of an ablation row is timed from the same sources and its result checked against the reference;
+    a column that computes something else keeps its time but is marked WRONG with the difference (the gpu suite's
+    segmented grid once took 0.8 ms against a second for every other technique, its distances wrong)."""
+    import sys
+    import types
+
+    from graphgear.bench import gpu
+
+    used: dict[str, list] = {}
+
+    def timed(cp, fn, sources, repeat, rng):  # the device's timer, on the host: which sources each column ran from
+        picked = [rng.choice(sources) for _ in range(repeat)]
+        for source in picked:
+            fn(int(source))
+        return [1e-3] * repeat, None
+
+    def call(g, source, column):
+        used.setdefault(column, []).append(source)
+        result = gg.bfs(g, source, backend="cpu")
+        if column == "lying":
+            result.distances[np.flatnonzero(result.distances > 0)[:1]] += 1
+        return result
+
+    monkeypatch.setitem(sys.modules, "cupy", types.ModuleType("cupy"))
+    monkeypatch.setattr(gpu, "time_gpu", timed)
+    columns = [("honest", "honest"), ("lying", "lying"), ("again", "again")]
+    (row,) = gpu._ablation_rows(["kron:8"], columns, call, 4, 7, lambda m: None, "test", "bfs", gpu._cpu_bfs)
+    assert list(row["wrong"]) == ["lying"] and "distances differ" in row["wrong"]["lying"]
+    assert used["honest"] == used["lying"] == used["again"] and len(set(used["honest"][:4])) > 1
+    assert gpu.ablation_cell(row, "lying", "1.00") == "1.00 WRONG (distances differ)"
+    assert gpu.ablation_cell(row, "honest", "1.00") == "1.00"
 
 
 def test_dedup_ablation_names_every_technique_on_an_edge_queue():

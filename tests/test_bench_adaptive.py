@@ -152,8 +152,8 @@ def test_pagerank_paths_agree_within_the_stopping_rule():
     near, far = auto.ranks.copy(), auto.ranks.copy()
     near[:2] += [bound / 4, -bound / 4]
     far[:2] += [bound, -bound]
-    assert adaptive._agrees("pagerank", Ranks(near), auto, n)[0]
-    assert not adaptive._agrees("pagerank", Ranks(far), auto, n)[0]
+    assert adaptive._agrees("pagerank", Ranks(near), auto)[0]
+    assert not adaptive._agrees("pagerank", Ranks(far), auto)[0]
 
 
 def _row(auto, **fixed):

@@ -753,6 +753,7 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
                       f"scipy {scc['scipy_ms']:,.1f} ms on the host CPU: {scc['scipy_ms'] / scc['gpu_ms']:,.1f}x; "
                       f"{scc['components']:,} components, {'same partition' if scc['agree'] else '[red]DIFFERENT partition'}")
         report["scc"] = scc
+    wrong = 0  # ablation cells whose result was not the reference's
     if not args.no_ablation:
         folder = find_real_graphs(args.graphs)
         real = [str(folder / name) for name in SMOKE_REAL if folder is not None and (folder / name).exists()]
@@ -778,11 +779,15 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         )
         for key, run, title, columns, cell in tables:
             found = run(list(graphs) + real, n, progress=lambda m: console.log(m))
-            console.print(_ablation_table(title, found, columns, cell))
+            console.print(_ablation_table(title, found, columns,
+                                          lambda row, c, cell=cell: gpu.ablation_cell(row, c, cell(row, c))))
             report[key] = found
+            wrong += sum(len(row["wrong"]) for row in found)
     if args.json:
         _write_json(args.json, report, default=float)
-    return 0
+    if wrong:
+        console.print(f"[red]{wrong} ablation cells whose result was not the CPU backend's (marked WRONG)")
+    return 1 if wrong else 0
 
 
 def _check_output(path: str | None, what: str) -> None:

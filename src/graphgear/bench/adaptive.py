@@ -46,7 +46,7 @@ import numpy as np
 from ..engine.strategy import Strategy
 from ..errors import GraphgearError, StrategyError
 from ..graph.generate import weighted_spec
-from .references import agreement, output_of
+from .references import agreement, output_of, pagerank_agreement
 from .suites import default_source, run_algorithm
 
 __all__ = ["ADAPTIVE_ALGORITHMS", "AdaptiveRow", "adaptive_graphs", "adaptive_suite", "fixed_strategies",
@@ -144,15 +144,13 @@ class AdaptiveRow:
         return self.first_ms.get("auto", self.auto_ms) / min(first)
 
 
-def _agrees(algorithm: str, result: Any, auto: Any, num_vertices: int) -> tuple[bool, str]:
+def _agrees(algorithm: str, result: Any, auto: Any) -> tuple[bool, str]:
     """Whether a fixed strategy's result is auto's. Exact for the traversals and components; PageRank stops at the
     first iterate whose L1 change is below N * tol (networkx's rule, tol 1e-6 as run here), and such an iterate lies
-    within alpha / (1 - alpha) times that change of the fixed point, so two paths may end that far apart each way."""
+    within alpha / (1 - alpha) times that change of the fixed point, so two paths may end that far apart each way
+    (references.pagerank_agreement)."""
     if algorithm == "pagerank":
-        alpha, tol = 0.85, 1e-6
-        bound = 2 * alpha / (1 - alpha) * num_vertices * tol
-        l1 = float(np.abs(np.asarray(result.ranks) - np.asarray(auto.ranks)).sum())
-        return l1 <= bound, f"L1 {l1:.1e} against the stopping rule's {bound:.1e}"
+        return pagerank_agreement(result.ranks, auto.ranks, tol=1e-6)
     return agreement(algorithm, result, output_of(algorithm, auto))
 
 
@@ -259,7 +257,7 @@ def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = 
                 except Exception as exc:  # noqa: BLE001 - a failing path is shown in its row; the suite goes on
                     row.failed[label] = f"{type(exc).__name__}: {exc}"
                     continue
-                same, detail = _agrees(algorithm, result, auto, g.num_vertices)
+                same, detail = _agrees(algorithm, result, auto)
                 if same:
                     row.fixed_ms[label] = ms
                     labelled[label] = strategy

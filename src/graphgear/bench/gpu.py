@@ -27,6 +27,7 @@ from ..engine.strategy import Strategy
 from ..errors import StrategyError
 from ..graph.generate import weighted_spec
 from .metrics import teps
+from .references import agreement, output_of, pagerank_agreement
 
 __all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "LAYOUT_TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow",
            "copy_bandwidth", "gpu_suite", "ablation", "ablation_columns", "ablation_strategies", "dedup_ablation",
@@ -246,6 +247,13 @@ def ablation_columns() -> list[tuple[str, Any]]:
             + [("table", "static"), ("hybrid", "hybrid"), ("auto", "auto")])
 
 
+def _cpu_bfs(g: Any, source: int) -> Any:
+    """The BFS ablations' reference: the CPU backend's distances."""
+    from .. import api
+
+    return api.bfs(g, source, backend="cpu")
+
+
 def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """BFS time per load-balancing technique on every graph: push only (so the technique does all the work), one launch
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async); then the
@@ -257,7 +265,7 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
     # it (the trace says where)
     return _ablation_rows(graphs, ablation_columns(),
                           lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st, layout=technique_layout(st)),
-                          repeat, seed, progress, "ablation")
+                          repeat, seed, progress, "ablation", "bfs", _cpu_bfs)
 
 
 def path_columns() -> list[tuple[str, Any]]:
@@ -273,7 +281,7 @@ def path_ablation(graphs: list[str], repeat: int = 5, seed: int = 4,
     from .. import api
 
     return _ablation_rows(graphs, path_columns(), lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st), repeat,
-                          seed, progress, "paths")
+                          seed, progress, "paths", "bfs", _cpu_bfs)
 
 
 def pagerank_ablation(graphs: list[str], repeat: int = 3, seed: int = 5,
@@ -286,7 +294,8 @@ def pagerank_ablation(graphs: list[str], repeat: int = 3, seed: int = 5,
     def run(g: Any, s: int, kwargs: dict) -> Any:
         return api.pagerank(g, tol=PAGERANK_TOL, max_iter=10_000, backend="cuda", **kwargs)
 
-    return _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank",
+    return _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank", "pagerank",
+                          lambda g, s: api.pagerank(g, tol=PAGERANK_TOL, max_iter=10_000, backend="cpu"),
                           lambda result: int(result.iterations), "iterations")
 
 
@@ -313,37 +322,53 @@ def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
         return sum(row.frontier_vertices for row in result.trace.rows)
 
     return _ablation_rows([weighted_spec(spec) for spec in graphs], dedup_strategies(), run, repeat, seed, progress,
-                          "duplicate removal", listed)
+                          "duplicate removal", "sssp", lambda g, s: api.sssp(g, s, backend="cpu"), listed)
 
 
 def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],
-                   repeat: int, seed: int, progress: Callable[[str], None], what: str,
-                   count: Callable[[Any], int] | None = None, count_name: str = "listed") -> list[dict[str, Any]]:
+                   repeat: int, seed: int, progress: Callable[[str], None], what: str, algorithm: str,
+                   reference: Callable[[Any, int], Any], count: Callable[[Any], int] | None = None,
+                   count_name: str = "listed") -> list[dict[str, Any]]:
     """A row per graph: per (column, strategy) the median ms of call(graph, source, strategy) over `repeat` runs from
-    random non-isolated sources (time_gpu), and, with `count`, "<column> <count_name>": count(result) of one more run
-    from the largest-degree vertex (the same source for every column). Sources are the graph's labels (the public
-    calls take them: a real graph may be renumbered)."""
+    random non-isolated sources (time_gpu; every column of a row from the same sources, so that the columns differ
+    by technique only), then one more run from the largest-degree vertex whose result is checked against
+    reference(graph, that vertex) (the CPU backend's: a column that computes something else, or runs another
+    technique wrongly, cannot look fast: its detail goes in the row's "wrong"), and with `count`, "<column>
+    <count_name>": count(that result). Sources are the graph's labels (the public calls take them: a real graph may
+    be renumbered)."""
     import cupy as cp
 
     from ..graph.io import load
 
-    rng = np.random.default_rng(seed)
     out = []
-    for spec in graphs:
+    for index, spec in enumerate(graphs):
         g = load(spec)
         degree = g.out_degree()
         ids = np.flatnonzero(degree > 0)
         sources = np.atleast_1d(g.vertex_labels(ids))
         hub = int(sources[np.argmax(degree[ids])])  # the largest-degree vertex, as a label
-        row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges}
+        row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges, "wrong": {}}
         progress(f"{what} on {spec}")
+        expected = output_of(algorithm, reference(g, hub))
         for column, strategy in columns:
-            times, _ = time_gpu(cp, lambda s, st=strategy: call(g, s, st), sources, repeat, rng)
+            times, _ = time_gpu(cp, lambda s, st=strategy: call(g, s, st), sources, repeat,
+                                np.random.default_rng((seed, index)))
             row[column] = statistics.median(times) * 1e3
+            result = call(g, hub, strategy)
+            same, detail = (pagerank_agreement(result.ranks, expected, PAGERANK_TOL) if algorithm == "pagerank"
+                            else agreement(algorithm, result, expected))
+            if not same:
+                row["wrong"][column] = detail
             if count is not None:
-                row[f"{column} {count_name}"] = count(call(g, hub, strategy))
+                row[f"{column} {count_name}"] = count(result)
         out.append(row)
     return out
+
+
+def ablation_cell(row: dict[str, Any], column: str, text: str) -> str:
+    """A cell of an ablation table: `text`, marked where the column's result was not the reference's."""
+    wrong = row.get("wrong", {}).get(column)
+    return text if wrong is None else f"{text} WRONG ({wrong})"
 
 
 def scc_vs_scipy(repeat: int = 5, spec: str = SCC_GRAPH) -> dict[str, Any]:

@@ -165,6 +165,16 @@ def output_of(algorithm: str, result: Any) -> Any:
     return getattr(result, attribute[algorithm])
 
 
+def pagerank_agreement(ranks: Any, expected: Any, tol: float, alpha: float = 0.85) -> tuple[bool, str]:
+    """(agrees, detail) between two PageRank vectors that each met networkx's stopping rule at `tol` (an L1 change
+    below N * tol): such an iterate lies within alpha / (1 - alpha) times that change of the fixed point, so two
+    methods, or two paths, may end that far apart each way."""
+    expected = np.asarray(expected)
+    bound = 2 * alpha / (1 - alpha) * expected.size * tol
+    l1 = float(np.abs(np.asarray(ranks) - expected).sum())
+    return l1 <= bound, f"L1 {l1:.1e} against the stopping rule's {bound:.1e}"
+
+
 def agreement(algorithm: str, result: Any, expected: Any) -> tuple[bool, str]:
     """(agrees, detail) between a graphgear result and a reference's output."""
     expected = np.asarray(expected)

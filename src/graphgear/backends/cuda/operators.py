@@ -241,9 +241,8 @@ class Operators:
         elif name == "adv_three_stage":
             work = (qsize + 63) // 64 * rt.BLOCK
         elif name == "adv_segmented":  # a block per (segment, sub-segment), then three_stage's 64 vertices a block
-            chunk, table = G.shared_group_segments()  # chunk: the targets of groups 1-4; scan: their segment table
-            if table is not None:
-                scan = table
+            chunk, table = G.shared_group_segments()  # chunk: the targets of groups 1-4; scan: their segment table,
+            scan = np.uint64(0) if table is None else table  # null where none (GGRowPastSegments: the whole row)
             items = -(-chunk // SEGMENT) * -(-qsize // SUB_SEGMENT)
             work = max(items, (qsize + 63) // 64) * rt.BLOCK
         # grid gathering (block gathering one level up, as in the persistent kernel): with block gathering, a vertex
