@@ -688,7 +688,8 @@ def _adaptive_table(console: Any, rows: list, title: str) -> int:
         table.add_row(r.algorithm, r.shape, Path(r.graph).name, f"{r.auto_ms:,.3f}", best or "-",
                       f"{best_ms:,.3f}" if r.fixed_ms else "-",
                       ratio if not r.fixed_ms or r.ratio <= adaptive.WORST else f"[red]{ratio}",
-                      f"{r.first_ratio:.2f}" if r.fixed_ms else "-", str(len(r.fixed_ms)), str(len(r.once)), str(len(r.refused)),
+                      f"{r.first_ratio:.2f}" if r.fixed_ms else "-", str(len(r.fixed_ms)), str(len(r.once)),
+                      str(len(r.refused)),
                       "\n".join(f"[red]{k}: {v}" for k, v in r.failed.items()) or "0")
     console.print(table)
     s = adaptive.summary(rows)

@@ -15,15 +15,16 @@ one fixed strategy, among those that ran on every row, with the smallest geometr
 
 Timing: the CPU, the median of `repeat` wall-clock runs after a warm-up run (bench.metrics.time_runs); the GPU, the
 median of `repeat` CUDA-event timings after bench.gpu's warm-up, every run from the same source. A fixed strategy far
-slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row says so. Then the final round, on
-every row whatever its ratio: auto and the FINALISTS fastest fixed strategies of that first pass (those within
-FINAL_WITHIN of the fastest) are timed again in turn for FINAL_ROUNDS rounds, the order rotating every round, each
-time by a call after one untimed call of its own (so that each is timed as the first pass timed it, warm from its own
-run: a PageRank call of 0.27 ms timed right after a 26 ms async path took 0.41, its data no longer in L2), and
-their medians replace their first-pass times. A row's first pass spans seconds to minutes with auto timed at its start, and the fastest of some
-thirty noisy times is biased low (the least-noise winner); timed side by side, the drift of the device between
-auto's time and the best's falls on both (docs/performance.md#the-adaptive-suites-final-round). A fixed strategy
-outside the finalists keeps its first-pass time, so where it is still the fastest the row says so against auto.
+slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row says so.
+
+Then the final round, on every row whatever its ratio: auto and the FINALISTS fastest fixed strategies of the first
+pass (those within FINAL_WITHIN of the fastest) are timed again in turn for FINAL_ROUNDS rounds, the order rotating
+every round, each by the second of two calls in a row (warm from its own run, as the first pass times it: a PageRank
+call of 0.27 ms timed right after a 26 ms async path took 0.41, its data no longer in L2), and their medians replace
+their first-pass times (kept in `first_ms`). A row's first pass spans seconds to minutes with auto timed at its
+start, and the fastest of some thirty noisy medians is biased low; side by side, the device's drift falls on both
+(docs/performance.md#the-adaptive-suites-final-round). A fixed strategy outside the finalists keeps its first-pass
+time, so where it is still the fastest the row says so against auto.
 
 Parts: a long suite runs in parts (`select_shapes`, the CLI's --shapes and --algorithms), each part's report written
 again after every row (`report`, complete: false until the part ends), so a part stopped by a time limit keeps every
