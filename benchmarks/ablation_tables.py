@@ -34,10 +34,15 @@ def main() -> None:
     for name in args.tables:
         run, repeat, columns, cell = TABLES[name]
         print(f"\n{name}\n| graph | " + " | ".join(columns()) + " |", flush=True)
+        rows = []
         for spec in args.graphs:
             (row,) = run([spec], repeat, progress=lambda m: None)
+            rows.append(row)
             print(f"| {str(row['graph']).split('/')[-1]} | "
                   + " | ".join(gpu.ablation_cell(row, c, cell(row, c)) for c in columns()) + " |", flush=True)
+        for row in rows:
+            if "reach" in row:
+                print(gpu.reach_line(row))
 
 
 if __name__ == "__main__":

@@ -105,6 +105,9 @@ def test_the_gpu_ablation_times_every_technique_the_table_and_auto():
     columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "hybrid", "auto"]
     assert len(rows) == 2 and all(row[c] > 0 for row in rows for c in columns)
     assert [row["wrong"] for row in rows] == [{}, {}]  # every column's distances are the CPU's
+    degree = gg.load("kron:10").out_degree()  # the vertices each support takes, printed beside the table
+    assert rows[0]["reach"] == {"warp_gather": int((degree >= 32).sum()), "block_gather": int((degree >= 256).sum()),
+                                "dynamic_parallelism": 0, "supplementary_queues": 0}
 
 
 @pytest.mark.gpu
@@ -201,6 +204,8 @@ def test_an_ablation_cell_whose_result_is_not_the_cpus_is_marked_wrong(monkeypat
     assert used["honest"] == used["lying"] == used["again"] and len(set(used["honest"][:4])) > 1
     assert gpu.ablation_cell(row, "lying", "1.00") == "1.00 WRONG (distances differ)"
     assert gpu.ablation_cell(row, "honest", "1.00") == "1.00"
+    assert gpu.reach_line({"graph": "graphs/wiki-Vote.txt", "reach": {"warp_gather": 1200, "block_gather": 0}}) == (
+        "wiki-Vote.txt: vertices at a support's threshold: warp_gather 1,200, block_gather 0")
 
 
 def test_dedup_ablation_names_every_technique_on_an_edge_queue():

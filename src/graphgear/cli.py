@@ -782,6 +782,9 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
             found = run(list(graphs) + real, n, progress=lambda m: console.log(m))
             console.print(_ablation_table(title, found, columns,
                                           lambda row, c, cell=cell: gpu.ablation_cell(row, c, cell(row, c))))
+            for row in found:
+                if "reach" in row:
+                    console.print(gpu.reach_line(row))
             report[key] = found
             wrong += sum(len(row["wrong"]) for row in found)
     if args.json:

@@ -254,6 +254,29 @@ def _cpu_bfs(g: Any, source: int) -> Any:
     return api.bfs(g, source, backend="cpu")
 
 
+def support_reach(g: Any) -> dict[str, int]:
+    """How many vertices of `g` each of Busato & Bombieri's supports takes on this device: those of out-degree at or
+    past its threshold (warp gathering 32, block gathering the block, dynamic parallelism the backend's
+    grid_gather_degree, the supplementary queues past half the device's resident threads). On a graph where a
+    support reaches none, its column runs the technique it adds to, and the ablation prints that beside the table."""
+    from ..backends import get_backend
+    from ..backends.cuda import runtime as rt
+
+    be = get_backend("cuda")
+    _, supplementary = rt.hub_degrees(("supplementary_queues",), False, be.grid_gather_degree,
+                                      be.supplementary_threshold)
+    thresholds = {"warp_gather": 32, "block_gather": rt.BLOCK, "dynamic_parallelism": be.grid_gather_degree,
+                  "supplementary_queues": supplementary}
+    degree = g.out_degree()
+    return {name: int(np.count_nonzero(degree >= threshold)) for name, threshold in thresholds.items()}
+
+
+def reach_line(row: dict[str, Any]) -> str:
+    """The line printed under the load-balancing ablation for a row: the vertices each support took."""
+    reach = ", ".join(f"{name} {count:,}" for name, count in row["reach"].items())
+    return f"{str(row['graph']).split('/')[-1]}: vertices at a support's threshold: {reach}"
+
+
 def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """BFS time per load-balancing technique on every graph: push only (so the technique does all the work), one launch
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async); then the
@@ -265,7 +288,8 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
     # it (the trace says where)
     return _ablation_rows(graphs, ablation_columns(),
                           lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st, layout=technique_layout(st)),
-                          repeat, seed, progress, "ablation", "bfs", _cpu_bfs)
+                          repeat, seed, progress, "ablation", "bfs", _cpu_bfs,
+                          facts=lambda g: {"reach": support_reach(g)})
 
 
 def path_columns() -> list[tuple[str, Any]]:
@@ -328,14 +352,14 @@ def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
 def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],
                    repeat: int, seed: int, progress: Callable[[str], None], what: str, algorithm: str,
                    reference: Callable[[Any, int], Any], count: Callable[[Any], int] | None = None,
-                   count_name: str = "listed") -> list[dict[str, Any]]:
+                   count_name: str = "listed", facts: Callable[[Any], dict] | None = None) -> list[dict[str, Any]]:
     """A row per graph: per (column, strategy) the median ms of call(graph, source, strategy) over `repeat` runs from
     random non-isolated sources (time_gpu; every column of a row from the same sources, so that the columns differ
     by technique only), then one more run from the largest-degree vertex whose result is checked against
     reference(graph, that vertex) (the CPU backend's: a column that computes something else, or runs another
     technique wrongly, cannot look fast: its detail goes in the row's "wrong"), and with `count`, "<column>
-    <count_name>": count(that result). Sources are the graph's labels (the public calls take them: a real graph may
-    be renumbered)."""
+    <count_name>": count(that result); `facts(graph)` adds to the row. Sources are the graph's labels (the public
+    calls take them: a real graph may be renumbered)."""
     import cupy as cp
 
     from ..graph.io import load
@@ -347,7 +371,8 @@ def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Call
         ids = np.flatnonzero(degree > 0)
         sources = np.atleast_1d(g.vertex_labels(ids))
         hub = int(sources[np.argmax(degree[ids])])  # the largest-degree vertex, as a label
-        row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges, "wrong": {}}
+        row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges, "wrong": {},
+                               **(facts(g) if facts is not None else {})}
         progress(f"{what} on {spec}")
         expected = output_of(algorithm, reference(g, hub))
         for column, strategy in columns:
