@@ -19,10 +19,10 @@ slower than auto (SLOW_FACTOR) is timed by one warm call instead, and its row sa
 
 Then the final round, on every row whatever its ratio: auto and the FINALISTS fastest fixed strategies of the first
 pass (those within FINAL_WITHIN of the fastest) are timed again in turn for FINAL_ROUNDS rounds, the order rotating
-every round, each by the second of two calls in a row (warm from its own run, as the first pass times it: a PageRank
-call of 0.27 ms timed right after a 26 ms async path took 0.41, its data no longer in L2), and their medians replace
-their first-pass times (kept in `first_ms`). A row's first pass spans seconds to minutes with auto timed at its
-start, and the fastest of some thirty noisy medians is biased low; side by side, the device's drift falls on both
+every round, each by the second of two calls in a row (warm from its own run, as the first pass times it: timed by one
+call in turn, a PageRank call of 0.27 ms took 0.41 right after a 26 ms async path), and their medians replace their
+first-pass times (kept in `first_ms`). A row's first pass spans seconds to minutes with auto timed at its start, and
+the fastest of some thirty noisy medians is biased low; side by side, the device's drift falls on both
 (docs/performance.md#the-adaptive-suites-final-round). A fixed strategy outside the finalists keeps its first-pass
 time, so where it is still the fastest the row says so against auto.
 
