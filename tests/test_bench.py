@@ -199,7 +199,8 @@ def test_an_ablation_cell_whose_result_is_not_the_cpus_is_marked_wrong(monkeypat
     monkeypatch.setitem(sys.modules, "cupy", types.ModuleType("cupy"))
     monkeypatch.setattr(gpu, "time_gpu", timed)
     columns = [("honest", "honest"), ("lying", "lying"), ("again", "again")]
-    (row,) = gpu._ablation_rows(["kron:8"], columns, call, 4, 7, lambda m: None, "test", "bfs", gpu._cpu_bfs)
+    (row,) = gpu._ablation_rows(["kron:8"], columns, call, 4, 7, lambda m: None, "test", gpu._cpu_bfs,
+                                gpu._same_output("bfs"))
     assert list(row["wrong"]) == ["lying"] and "distances differ" in row["wrong"]["lying"]
     assert used["honest"] == used["lying"] == used["again"] and len(set(used["honest"][:4])) > 1
     assert gpu.ablation_cell(row, "lying", "1.00") == "1.00 WRONG (distances differ)"

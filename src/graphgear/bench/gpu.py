@@ -254,6 +254,16 @@ def _cpu_bfs(g: Any, source: int) -> Any:
     return api.bfs(g, source, backend="cpu")
 
 
+def _same_output(algorithm: str) -> Callable[[Any, Any], tuple[bool, str]]:
+    """An ablation's judge of a column's result against the reference's: references.agreement on their outputs."""
+    return lambda result, reference: agreement(algorithm, result, output_of(algorithm, reference))
+
+
+def _same_ranks(result: Any, reference: Any) -> tuple[bool, str]:
+    """The PageRank ablation's judge: both stopped by the rule at PAGERANK_TOL, within its bound of each other."""
+    return pagerank_agreement(result.ranks, reference.ranks, PAGERANK_TOL)
+
+
 def support_reach(g: Any) -> dict[str, int]:
     """How many vertices of `g` each of Busato & Bombieri's supports takes on this device: those of out-degree at or
     past its threshold (warp gathering 32, block gathering the block, dynamic parallelism the backend's
@@ -288,7 +298,7 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
     # it (the trace says where)
     return _ablation_rows(graphs, ablation_columns(),
                           lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st, layout=technique_layout(st)),
-                          repeat, seed, progress, "ablation", "bfs", _cpu_bfs,
+                          repeat, seed, progress, "ablation", _cpu_bfs, _same_output("bfs"),
                           facts=lambda g: {"reach": support_reach(g)})
 
 
@@ -305,7 +315,7 @@ def path_ablation(graphs: list[str], repeat: int = 5, seed: int = 4,
     from .. import api
 
     return _ablation_rows(graphs, path_columns(), lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st), repeat,
-                          seed, progress, "paths", "bfs", _cpu_bfs)
+                          seed, progress, "paths", _cpu_bfs, _same_output("bfs"))
 
 
 def pagerank_ablation(graphs: list[str], repeat: int = 3, seed: int = 5,
@@ -318,8 +328,8 @@ def pagerank_ablation(graphs: list[str], repeat: int = 3, seed: int = 5,
     def run(g: Any, s: int, kwargs: dict) -> Any:
         return api.pagerank(g, tol=PAGERANK_TOL, max_iter=10_000, backend="cuda", **kwargs)
 
-    return _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank", "pagerank",
-                          lambda g, s: api.pagerank(g, tol=PAGERANK_TOL, max_iter=10_000, backend="cpu"),
+    return _ablation_rows(graphs, list(PAGERANK_COLUMNS), run, repeat, seed, progress, "pagerank",
+                          lambda g, s: api.pagerank(g, tol=PAGERANK_TOL, max_iter=10_000, backend="cpu"), _same_ranks,
                           lambda result: int(result.iterations), "iterations")
 
 
@@ -346,20 +356,21 @@ def dedup_ablation(graphs: list[str], repeat: int = 5, seed: int = 3,
         return sum(row.frontier_vertices for row in result.trace.rows)
 
     return _ablation_rows([weighted_spec(spec) for spec in graphs], dedup_strategies(), run, repeat, seed, progress,
-                          "duplicate removal", "sssp", lambda g, s: api.sssp(g, s, backend="cpu"), listed)
+                          "duplicate removal", lambda g, s: api.sssp(g, s, backend="cpu"), _same_output("sssp"), listed)
 
 
 def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Callable[[Any, int, Any], Any],
-                   repeat: int, seed: int, progress: Callable[[str], None], what: str, algorithm: str,
-                   reference: Callable[[Any, int], Any], count: Callable[[Any], int] | None = None,
+                   repeat: int, seed: int, progress: Callable[[str], None], what: str,
+                   reference: Callable[[Any, int], Any], agrees: Callable[[Any, Any], tuple[bool, str]],
+                   count: Callable[[Any], int] | None = None,
                    count_name: str = "listed", facts: Callable[[Any], dict] | None = None) -> list[dict[str, Any]]:
     """A row per graph: per (column, strategy) the median ms of call(graph, source, strategy) over `repeat` runs from
     random non-isolated sources (time_gpu; every column of a row from the same sources, so that the columns differ
-    by technique only), then one more run from the largest-degree vertex whose result is checked against
-    reference(graph, that vertex) (the CPU backend's: a column that computes something else, or runs another
-    technique wrongly, cannot look fast: its detail goes in the row's "wrong"), and with `count`, "<column>
-    <count_name>": count(that result); `facts(graph)` adds to the row. Sources are the graph's labels (the public
-    calls take them: a real graph may be renumbered)."""
+    by technique only), then one more run from the largest-degree vertex, judged by agrees(its result, reference(graph,
+    that vertex)), the CPU backend's run: a column that computes something else, or runs another technique wrongly,
+    cannot look fast (its detail goes in the row's "wrong"). With `count`, "<column> <count_name>": count(that
+    result); `facts(graph)` adds to the row. Sources are the graph's labels (the public calls take them: a real graph
+    may be renumbered)."""
     import cupy as cp
 
     from ..graph.io import load
@@ -374,14 +385,13 @@ def _ablation_rows(graphs: list[str], columns: list[tuple[str, Any]], call: Call
         row: dict[str, Any] = {"graph": spec, "V": g.num_vertices, "E": g.num_edges, "wrong": {},
                                **(facts(g) if facts is not None else {})}
         progress(f"{what} on {spec}")
-        expected = output_of(algorithm, reference(g, hub))
+        expected = reference(g, hub)
         for column, strategy in columns:
             times, _ = time_gpu(cp, lambda s, st=strategy: call(g, s, st), sources, repeat,
                                 np.random.default_rng((seed, index)))
             row[column] = statistics.median(times) * 1e3
             result = call(g, hub, strategy)
-            same, detail = (pagerank_agreement(result.ranks, expected, PAGERANK_TOL) if algorithm == "pagerank"
-                            else agreement(algorithm, result, expected))
+            same, detail = agrees(result, expected)
             if not same:
                 row["wrong"][column] = detail
             if count is not None:
