@@ -16,30 +16,23 @@ import argparse
 from graphgear.bench import gpu
 
 GRAPHS = ["kron:21", "grid:2048:2048", ".data/graphs/social/email-Enron.txt.gz", ".data/graphs/social/wiki-Vote.txt"]
-TABLES = {  # name: (the ablation, repeat, its columns, a cell)
-    "balance": (gpu.ablation, 5, lambda: [c for c, _ in gpu.ablation_columns()], lambda row, c: f"{row[c]:.3f}"),
-    "dedup": (gpu.dedup_ablation, 5, lambda: list(gpu.DEDUP_TECHNIQUES),
-              lambda row, c: f"{row[c]:.2f} / {row[c + ' listed']:,}"),
-    "paths": (gpu.path_ablation, 5, lambda: [c for c, _ in gpu.path_columns()], lambda row, c: f"{row[c]:.3f}"),
-    "pagerank": (gpu.pagerank_ablation, 3, lambda: [c for c, _ in gpu.PAGERANK_COLUMNS],
-                 lambda row, c: f"{row[c]:.3f} / {row[c + ' iterations']}"),
-}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tables", nargs="+", choices=sorted(TABLES))
+    parser.add_argument("tables", nargs="+", choices=sorted(gpu.ABLATION_TABLES))
     parser.add_argument("--graphs", nargs="+", default=GRAPHS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     for name in args.tables:
-        run, repeat, columns, cell = TABLES[name]
-        print(f"\n{name}\n| graph | " + " | ".join(columns()) + " |", flush=True)
+        table = gpu.ABLATION_TABLES[name]
+        columns = table.columns()
+        print(f"\n{name}\n| graph | " + " | ".join(columns) + " |", flush=True)
         rows = []
         for spec in args.graphs:
-            (row,) = run([spec], repeat, progress=lambda m: None)
+            (row,) = table.run([spec], table.repeat, progress=lambda m: None)
             rows.append(row)
-            print(f"| {str(row['graph']).split('/')[-1]} | "
-                  + " | ".join(gpu.ablation_cell(row, c, cell(row, c)) for c in columns()) + " |", flush=True)
+            print(f"| {str(row['graph']).split('/')[-1]} | " + " | ".join(table.marked(row, c) for c in columns) + " |",
+                  flush=True)
         for row in rows:
             if "reach" in row:
                 print(gpu.reach_line(row))

@@ -209,6 +209,46 @@ def test_an_ablation_cell_whose_result_is_not_the_cpus_is_marked_wrong(monkeypat
         "wiki-Vote.txt: vertices at a support's threshold: warp_gather 1,200, block_gather 0")
 
 
+def test_the_ablation_tables_print_every_column_marked_where_wrong(monkeypatch, capsys):
+    """The ablation tables the gpu suite and benchmarks/ablation_tables.py print come from one registry
+    (gpu.ABLATION_TABLES): each table's cell formats a row of its columns, a wrong cell is marked, and the script
+    prints a row per graph, then the support reach lines."""
+    import importlib.util
+    from pathlib import Path
+
+    from graphgear.bench import gpu
+
+    assert list(gpu.ABLATION_TABLES) == ["balance", "dedup", "paths", "pagerank"]
+    for name, table in gpu.ABLATION_TABLES.items():
+        row = {"wrong": {}}
+        for c in table.columns():
+            row.update({c: 1234.5678, f"{c} listed": 4321, f"{c} iterations": 12})
+        cells = [table.marked(row, c) for c in table.columns()]
+        assert cells and all(cell.startswith("1,234.57") for cell in cells), name
+        assert "{n}" in table.title and table.repeat == (3 if name == "pagerank" else 5)
+        if name == "dedup":
+            assert table.cell(row, "none") == "1,234.57 / 4,321"
+
+    ran = []
+
+    def fake(graphs, repeat, progress):
+        ran.append((tuple(graphs), repeat))
+        return [{"graph": f"x/{graphs[0]}", "a": 1.0, "b": 2.0, "wrong": {"b": "distances differ"},
+                 "reach": {"warp_gather": 3}}]
+
+    monkeypatch.setattr(gpu, "ABLATION_TABLES", {"balance": gpu.AblationTable("k", fake, "t {n}", lambda: ["a", "b"],
+                                                                              lambda row, c: f"{row[c]:.1f}")})
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ablation_tables.py"
+    spec = importlib.util.spec_from_file_location("ablation_tables", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.main(["balance", "--graphs", "g1", "g2"])
+    out = capsys.readouterr().out
+    assert ran == [(("g1",), 5), (("g2",), 5)]
+    assert "| graph | a | b |" in out and "| g1 | 1.0 | 2.0 WRONG (distances differ) |" in out
+    assert "g2: vertices at a support's threshold: warp_gather 3" in out
+
+
 def test_dedup_ablation_names_every_technique_on_an_edge_queue():
     """Each duplicate-removal technique is its own column, on the frontier it applies to (an edge queue), valid."""
     from graphgear.bench import gpu

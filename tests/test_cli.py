@@ -137,6 +137,42 @@ def test_bench_json_written_and_refused(tmp_path, capsys, monkeypatch):
     assert "is a folder" in one_error_line(capsys)
 
 
+def test_bench_gpu_prints_each_ablation_table_and_fails_on_a_wrong_cell(tmp_path, capsys, monkeypatch):
+    """`bench --suite gpu`'s ablation part, its suite faked (no GPU here): every table of gpu.ABLATION_TABLES printed
+    with its title and the reach lines, each under its report key, a wrong cell marked and the exit status 1."""
+    import sys
+    import types
+
+    import graphgear.backends as backends
+    from graphgear.bench import gpu
+
+    props = {"name": b"Fake GPU"}
+    fake_cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(
+        getDeviceProperties=lambda index: props)))
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
+    monkeypatch.setattr(backends, "cuda_available", lambda: True)
+    monkeypatch.setattr(gpu, "gpu_suite", lambda *a, **k: ([], 1e12))
+
+    def table(key, wrong):
+        def run(graphs, repeat, progress):
+            return [{"graph": graph, "a": float(repeat), "wrong": {"a": "differs"} if wrong else {},
+                     "reach": {"warp_gather": 2}} for graph in graphs]
+        return gpu.AblationTable(key, run, key + " title, median of {n}", lambda: ["a"], lambda row, c: f"{row[c]:.1f}")
+
+    monkeypatch.setattr(gpu, "ABLATION_TABLES", {"one": table("first", False), "two": table("second", True)})
+    out = tmp_path / "gpu.json"
+    code = main(["--no-progress", "bench", "--suite", "gpu", "--algorithms", "bfs", "--gpu-graphs", "g",
+                 "--json", str(out)])
+    text = capsys.readouterr().out
+    assert code == 1
+    assert "first title, median of 5" in text and "second title, median of 5" in text
+    assert "5.0 WRONG (differs)" in text
+    assert "g: vertices at a support's threshold: warp_gather 2" in text
+    report = json.loads(out.read_text())
+    assert report["first"][0]["wrong"] == {} and report["second"][0]["wrong"] == {"a": "differs"}
+    assert f"{len(report['second'])} ablation cells whose result was not the CPU backend's" in text
+
+
 def test_os_and_memory_errors_are_one_line(tmp_path, capsys, monkeypatch):
     import graphgear.cli as cli
 

@@ -761,31 +761,13 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         ablation_repeat = max(5, args.repeat)  # a column per technique and sync: fewer runs each than the suite's rows
         report["ablation_repeat"] = ablation_repeat
 
-        def ms(row: dict, c: str) -> str:
-            return f"{row[c]:,.2f}"
-
-        n = ablation_repeat
-        # (report key, the ablation, its title, its columns, a cell)
-        tables = (
-            ("ablation", gpu.ablation, f"BFS by load-balancing technique, push only, ms (median of {n}; sync: a launch "
-             "per level, async: one persistent kernel)", [c for c, _ in gpu.ablation_columns()], ms),
-            ("dedup_ablation", gpu.dedup_ablation, f"SSSP ({gpu.DEDUP_ALGORITHM}) by duplicate removal on an edge "
-             f"queue, a launch per level: ms (median of {n}) / frontier entries computed in all",
-             list(gpu.DEDUP_TECHNIQUES), lambda row, c: f"{row[c]:,.2f} / {row[c + ' listed']:,}"),
-            ("path_ablation", gpu.path_ablation, f"BFS by SEP-Graph's execution path fixed for the run, then by "
-             f"controller, ms (median of {n})", [c for c, _ in gpu.path_columns()], ms),
-            ("pagerank_ablation", gpu.pagerank_ablation, f"PageRank (tol {gpu.PAGERANK_TOL:g}) by method and layout, "
-             f"ms a call (median of {n}) / iterations (delta methods: rounds)", [c for c, _ in gpu.PAGERANK_COLUMNS],
-             lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}"),
-        )
-        for key, run, title, columns, cell in tables:
-            found = run(list(graphs) + real, n, progress=lambda m: console.log(m))
-            console.print(_ablation_table(title, found, columns,
-                                          lambda row, c, cell=cell: gpu.ablation_cell(row, c, cell(row, c))))
+        for table in gpu.ABLATION_TABLES.values():
+            found = table.run(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
+            console.print(_ablation_table(table.title.format(n=ablation_repeat), found, table.columns(), table.marked))
             for row in found:
                 if "reach" in row:
                     console.print(gpu.reach_line(row))
-            report[key] = found
+            report[table.key] = found
             wrong += sum(len(row["wrong"]) for row in found)
     if args.json:
         _write_json(args.json, report, default=float)

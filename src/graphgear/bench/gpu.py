@@ -29,9 +29,9 @@ from ..graph.generate import weighted_spec
 from .metrics import teps
 from .references import agreement, output_of, pagerank_agreement
 
-__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "LAYOUT_TECHNIQUES", "DEDUP_TECHNIQUES", "GpuRow",
-           "copy_bandwidth", "gpu_suite", "ablation", "ablation_columns", "ablation_strategies", "dedup_ablation",
-           "dedup_strategies", "scc_vs_scipy"]
+__all__ = ["GPU_GRAPHS", "SUITE_REPEAT", "TECHNIQUES", "LAYOUT_TECHNIQUES", "DEDUP_TECHNIQUES", "ABLATION_TABLES",
+           "AblationTable", "GpuRow", "copy_bandwidth", "gpu_suite", "ablation", "ablation_columns",
+           "ablation_strategies", "dedup_ablation", "dedup_strategies", "scc_vs_scipy"]
 
 GPU_GRAPHS = ("kron:21", "grid:2048:2048")
 SCC_GRAPH = "rmat:21:16"
@@ -404,6 +404,46 @@ def ablation_cell(row: dict[str, Any], column: str, text: str) -> str:
     """A cell of an ablation table: `text`, marked where the column's result was not the reference's."""
     wrong = row.get("wrong", {}).get(column)
     return text if wrong is None else f"{text} WRONG ({wrong})"
+
+
+@dataclass(frozen=True)
+class AblationTable:
+    """One of the suite's ablation tables, as `graphgear bench --suite gpu` and benchmarks/ablation_tables.py print
+    it: the ablation that makes its rows, its report key, its title (`{n}`: the runs a cell is the median of), its
+    columns, a cell's text and the runs a cell takes where the caller does not say."""
+
+    key: str
+    run: Callable[..., list[dict[str, Any]]]
+    title: str
+    columns: Callable[[], list[str]]
+    cell: Callable[[dict[str, Any], str], str]
+    repeat: int = 5
+
+    def marked(self, row: dict[str, Any], column: str) -> str:
+        """The cell's text, marked WRONG where the column's result was not the reference's (ablation_cell)."""
+        return ablation_cell(row, column, self.cell(row, column))
+
+
+def _ms(row: dict[str, Any], column: str) -> str:
+    return f"{row[column]:,.2f}"
+
+
+ABLATION_TABLES = {
+    "balance": AblationTable(
+        "ablation", ablation, "BFS by load-balancing technique, push only, ms (median of {n}; sync: a launch per "
+        "level, async: one persistent kernel)", lambda: [c for c, _ in ablation_columns()], _ms),
+    "dedup": AblationTable(
+        "dedup_ablation", dedup_ablation, f"SSSP ({DEDUP_ALGORITHM}) by duplicate removal on an edge queue, a launch "
+        "per level: ms (median of {n}) / frontier entries computed in all", lambda: list(DEDUP_TECHNIQUES),
+        lambda row, c: f"{row[c]:,.2f} / {row[c + ' listed']:,}"),
+    "paths": AblationTable(
+        "path_ablation", path_ablation, "BFS by SEP-Graph's execution path fixed for the run, then by controller, ms "
+        "(median of {n})", lambda: [c for c, _ in path_columns()], _ms),
+    "pagerank": AblationTable(
+        "pagerank_ablation", pagerank_ablation, f"PageRank (tol {PAGERANK_TOL:g}) by method and layout, ms a call "
+        "(median of {n}) / iterations (delta methods: rounds)", lambda: [c for c, _ in PAGERANK_COLUMNS],
+        lambda row, c: f"{row[c]:,.2f} / {row[c + ' iterations']:,}", repeat=3),
+}
 
 
 def scc_vs_scipy(repeat: int = 5, spec: str = SCC_GRAPH) -> dict[str, Any]:
