@@ -178,7 +178,7 @@ def test_modules_name_the_headers_they_include(tmp_path, monkeypatch):
     monkeypatch.setattr(rt, "_modules", {})
     monkeypatch.setattr(rt, "_headers_hash", None)
     before = rt.headers_hash()
-    rt.compile_module('#include "power.cuh"\n', ())
+    rt.compile_module('#include "power.cuh"\n')
     assert compiled[-1].startswith(f"// graphgear kernels/*.cuh {before}\n")
     assert compiled[-1].endswith('#include "power.cuh"\n')
     (kernels / "power.cuh").write_text((kernels / "power.cuh").read_text() + "\n// edited\n")
@@ -186,8 +186,34 @@ def test_modules_name_the_headers_they_include(tmp_path, monkeypatch):
     monkeypatch.setattr(rt, "_modules", {})
     after = rt.headers_hash()
     assert after != before
-    rt.compile_module('#include "power.cuh"\n', ())
+    rt.compile_module('#include "power.cuh"\n')
     assert compiled[-1].startswith(f"// graphgear kernels/*.cuh {after}\n")
+
+
+def test_a_kernel_table_compiles_its_own_source_for_device_launches(monkeypatch):
+    """Dynamic parallelism's module is the table's own source (not its compiled text read back) with the
+    device-launch define first, compiled with -rdc=true, once; the table built with device_launch is its own."""
+    import types
+
+    compiled = []
+
+    class FakeModule:
+        def __init__(self, code, options, name_expressions):
+            compiled.append((code, options))
+
+        def compile(self):
+            pass
+
+    monkeypatch.setattr(rt, "cupy", lambda: types.SimpleNamespace(RawModule=FakeModule))
+    monkeypatch.setattr(rt, "_modules", {})
+    source = '#include "power.cuh"\n'
+    table = rt.KernelTable(source)
+    launching = table.with_device_launch()
+    assert table.with_device_launch() is launching and launching.with_device_launch() is launching
+    assert launching.source == source and len(compiled) == 2
+    (plain, plain_options), (code, options) = compiled
+    assert plain.endswith("\n" + source) and "-rdc=true" not in plain_options
+    assert code.endswith("\n" + rt.DEVICE_LAUNCH_LINE + source) and "-rdc=true" in options
 
 
 @pytest.mark.parametrize("header, struct, kernel", [

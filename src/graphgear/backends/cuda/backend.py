@@ -52,7 +52,7 @@ class CudaBackend(Operators, Programs, PersistentDriver, StepDriver, PowerIterat
                                          brandes_loop=True, brandes_loop_arcs=loop_arcs(), fused_power=True,
                                          light_heavy=True, exact_queues=False, degree_layout=True)
         warmup.start()  # a machine's first process: the built-in kernels compile ahead, in parallel (warmup.py)
-        self._utility = rt.KernelTable(rt.compile_module(sources.UTILITY_SOURCE, ()))
+        self._utility = rt.KernelTable(sources.UTILITY_SOURCE)
         self._counter = rt.PinnedCounter()
         self._scratch: dict[tuple[str, int], Any] = {}
         self._modules: dict[tuple, rt.KernelTable] = {}  # functor modules by (functor, role, state types, extra roles)

@@ -110,7 +110,7 @@ class BrandesLoop:
         n = G.num_vertices
         table = self._modules.get("brandes")
         if table is None:
-            table = self._modules["brandes"] = rt.KernelTable(rt.compile_module(SOURCE, ()))
+            table = self._modules["brandes"] = rt.KernelTable(SOURCE)
         name = kernel_name(G.graph.degree_stats()["max_degree"])  # cached on the host graph
         kernel = table.get_function(name)
         rt.check_free_memory(28 * n + 8 * FIELDS * MAX_ROWS, "Brandes' level arrays and log")

@@ -37,7 +37,7 @@ class DenseTiles:
                       up(layout.light_weight if self.weighted else no_weights), up(layout.light_slot))
         self.reduce = (up(layout.stream_start), up(layout.stream_heavy), up(layout.stream_destination))
         self.stream = cp.empty(max(layout.stream_size, 1), dtype=cp.float64)
-        table = rt.KernelTable(rt.compile_module(SOURCE, ()))
+        table = rt.KernelTable(SOURCE)
         # each kernel's dynamic shared memory: two column panels of doubles for a heavy tile, one for the others
         self.shared = {"gg_dense_heavy": 16 * self.block, "gg_dense_light": 8 * self.block,
                        "gg_dense_reduce": 8 * self.block}

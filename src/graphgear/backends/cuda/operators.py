@@ -102,8 +102,7 @@ class Operators:
                tuple((struct, r, other.name, other.cuda) for struct, (r, other) in extra_roles))
         module = self._modules.get(key)
         if module is None:
-            module = self._modules[key] = rt.KernelTable(
-                rt.compile_module(sources.functor_module(functor, role, types, extra_roles), ()))
+            module = self._modules[key] = rt.KernelTable(sources.functor_module(functor, role, types, extra_roles))
         return module
 
     # --------------------------------------------------------------------------------------------------- advance

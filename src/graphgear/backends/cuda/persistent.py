@@ -308,8 +308,7 @@ class PersistentDriver:
         types = rt.state_signature(state)
         key = (functor.name, functor.cuda, getattr(functor, "state", None), "advance_rounds", types, balancer)
         if key not in self._modules:
-            self._modules[key] = rt.KernelTable(
-                rt.compile_module(sources.persistent_advance_module(functor, types, balancer), ()))
+            self._modules[key] = rt.KernelTable(sources.persistent_advance_module(functor, types, balancer))
         kernel = self._modules[key].get_function("advance_rounds")
         B = self._persistent_buffers(G)
         vertices = cp.asarray(frontier.vertices(), dtype=cp.int32)

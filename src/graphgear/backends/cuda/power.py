@@ -152,7 +152,7 @@ class PowerIteration:
         if self._power is None:
             lanes = "".join(f"#define GG_POWER_G{i} {group}\n" for i, (_, group) in enumerate(POWER_BINS))
             source = f"#define GG_BLOCK {POWER_BLOCK}\n{lanes}#include \"power.cuh\"\n"
-            self._power = rt.KernelTable(rt.compile_module(source, ()))
+            self._power = rt.KernelTable(source)
             self._power_capacity = None  # the heavy source block's, set with the kernel's attribute
         power = G.reduce_plans.get("power")
         if power is None:  # (rows or null, first row, count) per bin: a range where the bin's rows are contiguous

@@ -84,7 +84,7 @@ class Programs:
         if module is None:
             source = (sources.program_module(program) if balancer is None
                       else sources.persistent_module(program, balancer, pull_group))
-            module = self._modules[key] = rt.KernelTable(rt.compile_module(source, ()))
+            module = self._modules[key] = rt.KernelTable(source)
         return module
 
     def program_state(self, G: CudaGraph, program: Any, value: Any, buffer: Any, params: Any,

@@ -108,7 +108,7 @@ HEADERS_LINE = "// graphgear kernels/*.cuh "  # compile_module's first line: the
 DEVICE_LAUNCH_LINE = "#define GG_DEVICE_LAUNCH 1\n"
 
 
-def compile_module(source: str, names: tuple[str, ...], device_launch: bool = False) -> Any:
+def compile_module(source: str, device_launch: bool = False) -> Any:
     """A cupy.RawModule for `source` (cached per source text); kernels/*.cuh are on the include path, and their hash
     heads the source CuPy compiles, so its disk cache never serves a binary built from other headers. device_launch:
     compiled with -rdc=true and GG_DEVICE_LAUNCH defined, its kernels may launch kernels (CuPy links the CUDA device
@@ -155,21 +155,20 @@ def bitmap_words(n: int) -> int:
 
 
 class KernelTable:
-    """A compiled module whose kernels are looked up once (CuPy's get_function asks the driver on every call)."""
+    """The module compiled from `source` (compile_module), its kernels looked up once (CuPy's get_function asks the
+    driver on every call). device_launch: compiled for device launches (Busato & Bombieri's dynamic parallelism)."""
 
-    def __init__(self, module: Any) -> None:
-        self.module = module
+    def __init__(self, source: str, device_launch: bool = False) -> None:
+        self.source = source
+        self.module = compile_module(source, device_launch)
         self._functions: dict[str, Any] = {}
-        self._device_launch: KernelTable | None = None
+        self._device_launch: KernelTable | None = self if device_launch else None
 
     def with_device_launch(self) -> KernelTable:
-        """This module's source compiled for device launches (compile_module's device_launch), built on first use:
-        the kernels of a strategy with dynamic parallelism."""
+        """The same source compiled for device launches, built on first use: the kernels of a strategy with dynamic
+        parallelism."""
         if self._device_launch is None:
-            code = self.module.code
-            if code.startswith(HEADERS_LINE):
-                code = code.split("\n", 1)[1]
-            self._device_launch = KernelTable(compile_module(code, (), device_launch=True))
+            self._device_launch = KernelTable(self.source, device_launch=True)
         return self._device_launch
 
     def get_function(self, name: str) -> Any:

@@ -193,7 +193,7 @@ class StepDriver:
         cached = self._modules.get(key)
         if cached is None:
             types = tuple(tuple(rt.ctype(d) for d in state) for state in dtypes)
-            module = rt.KernelTable(rt.compile_module(step_module(items, types), ()))
+            module = rt.KernelTable(step_module(items, types))
             # the struct's dtype: 3 words, a count per step, an address per state array (step_fields)
             words = 3 + len(counts) + sum(len(t) for t in types)
             cached = self._modules[key] = (module.get_function("steps"), items, np.dtype((np.void, 8 * words)))

@@ -13,6 +13,12 @@
 #define GG_SUM 2
 #define GG_OR 3
 
+// The monoid's identity: what an accumulation starts from and what "nothing reached" reads as (GG_OR's values are 0
+// and 1, so 0 as GG_SUM's)
+__device__ __forceinline__ double gg_identity(int monoid) {
+    return monoid == GG_MIN ? GG_INF : monoid == GG_MAX ? -GG_INF : 0.0;
+}
+
 __device__ __forceinline__ bool gg_improves(int monoid, double old, double c) {
     return monoid == GG_MIN ? c < old : monoid == GG_SUM ? c != 0.0 : c > old;
 }
@@ -85,9 +91,7 @@ struct GGProgramPush {
         if (visited) atomicOr(&visited[v >> 5], 1u << (v & 31));
         return true;
     }
-    __device__ __forceinline__ double identity() const {
-        return monoid == GG_MIN ? GG_INF : monoid == GG_MAX ? -GG_INF : 0.0;  // or: its values are 0 and 1
-    }
+    __device__ __forceinline__ double identity() const { return gg_identity(monoid); }
 };
 
 // MultiGraphS (Hong et al., PACT'17, Sec. 4.2 and Fig. 7) whole: a push of a vertex program on a graph whose vertices
@@ -180,7 +184,7 @@ struct GGProgramReduce {
     double* buffer;
     int monoid;
     P p;
-    __device__ __forceinline__ double identity() const { return monoid == GG_MIN ? GG_INF : -GG_INF; }
+    __device__ __forceinline__ double identity() const { return gg_identity(monoid); }
     __device__ __forceinline__ double candidate(int u, float w) const { return p.edge(message[u], w); }
     __device__ __forceinline__ double better(double a, double b) const { return gg_combine(monoid, a, b); }
     __device__ __forceinline__ bool commit(int v, double best) const {
