@@ -27,11 +27,11 @@ CHILD = textwrap.dedent("""
     imported = time.perf_counter() - t0
     compiles = []
     real = rt.compile_module
-    def timed(source, names):
+    def timed(source, device_launch=False):
         key = __import__("hashlib").sha1(source.encode()).hexdigest()
         fresh = key not in rt._modules
         start = time.perf_counter()
-        out = real(source, names)
+        out = real(source, device_launch)
         if fresh:
             compiles.append((time.perf_counter() - start, len(source)))
         return out

@@ -45,7 +45,7 @@ def main() -> None:
             names[id(function)] = name
             return function
 
-    rt.compile_module = lambda source, expressions: Named(compile_module(source, expressions))
+    rt.compile_module = lambda source, device_launch=False: Named(compile_module(source, device_launch))
 
     def timed_launch(kernel, work, args, block=rt.BLOCK, max_blocks=None):
         a, b = cp.cuda.Event(), cp.cuda.Event()
