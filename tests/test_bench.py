@@ -102,12 +102,42 @@ def test_the_gpu_ablation_times_every_technique_the_table_and_auto():
 
     # wiki-Vote is renumbered (its ids have gaps): the sources are its labels, as the public calls take them
     rows = gpu.ablation(["kron:10", str(real_graph("social/wiki-Vote.txt"))], repeat=1, progress=lambda message: None)
-    columns = [f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()] + ["table", "hybrid", "auto"]
+    columns = ([f"{name}/{strategy.sync}" for name, strategy in gpu.ablation_strategies()]
+               + [f"vertex_group-1+supplementary_queues@16384/{sync}" for sync in ("sync", "async")]
+               + ["table", "hybrid", "auto"])
     assert len(rows) == 2 and all(row[c] > 0 for row in rows for c in columns)
     assert [row["wrong"] for row in rows] == [{}, {}]  # every column's distances are the CPU's
     degree = gg.load("kron:10").out_degree()  # the vertices each support takes, printed beside the table
     assert rows[0]["reach"] == {"warp_gather": int((degree >= 32).sum()), "block_gather": int((degree >= 256).sum()),
-                                "dynamic_parallelism": 0, "supplementary_queues": 0}
+                                "dynamic_parallelism": 0, "supplementary_queues": 0,
+                                "supplementary_queues@16384": 0}
+
+
+@pytest.mark.gpu
+def test_a_supplementary_column_sets_the_threshold_for_its_call_only():
+    """The ablation's supplementary queues at a given threshold (SupplementaryAt): the backend's threshold is the
+    column's during the call, its own again after it, and the distances are the CPU's."""
+    from graphgear.backends import get_backend
+    from graphgear.bench import gpu
+
+    g = gg.load("kron:12")
+    hub = int(np.argmax(g.out_degree()))
+    be = get_backend("cuda")
+    seen = []
+    original = gg.bfs
+
+    def spy(*args, **kwargs):
+        seen.append(be.supplementary_threshold)
+        return original(*args, **kwargs)
+
+    strategy = Strategy(balance="vertex_group", group_size=1, supports=frozenset({"supplementary_queues"}))
+    before = be.supplementary_threshold
+    with pytest.MonkeyPatch.context() as mp:
+        from graphgear import api
+        mp.setattr(api, "bfs", spy)
+        result = gpu._technique_bfs(g, hub, gpu.SupplementaryAt(strategy, 64))
+    assert seen == [64] and be.supplementary_threshold == before
+    assert np.array_equal(result.distances, gg.bfs(g, hub, backend="cpu").distances)
 
 
 @pytest.mark.gpu
@@ -141,6 +171,12 @@ def test_path_ablation_names_sep_graphs_eight_paths_then_the_controllers():
         frozenset({"warp_gather"}), frozenset({"block_gather"}), frozenset({"supplementary_queues"}),
         frozenset({"warp_gather", "block_gather", "supplementary_queues"}), frozenset({"dynamic_parallelism"})}
     assert [st.sync for name, st in gpu.ablation_strategies() if "dynamic" in name] == ["sync"]  # no persistent form
+    # the supplementary queues again at the paper's GPU's threshold (a GTX 980's resident threads halved)
+    at = {c: st for c, st in gpu.ablation_columns() if isinstance(st, gpu.SupplementaryAt)}
+    assert list(at) == ["vertex_group-1+supplementary_queues@16384/sync", "vertex_group-1+supplementary_queues@16384/async"]
+    assert {st.threshold for st in at.values()} == {16 * 2048 // 2}
+    assert [st.strategy for st in at.values()] == [supports["vertex_group-1+supplementary_queues"].with_(sync=s)
+                                                   for s in ("sync", "async")]
     # MultiGraphS's segments: one column (no persistent form), on the in-degree groups they need
     segmented = [st for name, st in gpu.ablation_strategies() if name == "segmented"]
     assert segmented == [Strategy(balance="segmented")]

@@ -63,6 +63,11 @@ SUPPORT_TECHNIQUES = tuple(
                             ("supplementary_queues", "supplementary_queues"),
                             ("supports", "warp_gather+block_gather+supplementary_queues"),
                             ("dynamic_parallelism", "dynamic_parallelism")))
+# the supplementary queues at their paper's GPU's threshold (a GTX 980: 16 SMs x 2,048 resident threads, half of
+# them): the paper's rule, half this device's resident threads (135,168 on an H200), takes no vertex of a graph whose
+# degrees stay below it, every graph of the ablation among them, so that column runs vertex_group-1 alone; at this
+# threshold the queues take the largest hubs of the power-law graphs
+PAPER_GPU_SUPPLEMENTARY_THRESHOLD = 16 * 2_048 // 2
 # SEP-Graph's eight execution paths (push / pull, sync / async, data- / topology-driven; a pull or a topology drive
 # keeps a bitmap frontier), then the controllers that choose among them: the configuration table fixed for the run
 # (static), Algorithm 1 (adaptive: candidates timed), MultiGraph's hybrid and auto
@@ -233,6 +238,20 @@ def ablation_strategies(techniques: tuple = TECHNIQUES + SUPPORT_TECHNIQUES + LA
     return out
 
 
+@dataclass(frozen=True)
+class SupplementaryAt:
+    """An ablation column that runs `strategy` with the CUDA backend's supplementary queues taking vertices of degree
+    above `threshold` (its supplementary_threshold, set for the call only) instead of half the device's resident
+    threads."""
+
+    strategy: Strategy
+    threshold: int
+
+    @property
+    def sync(self) -> str:
+        return self.strategy.sync
+
+
 def technique_layout(strategy: Any) -> str:
     """The layout a column's BFS runs on: MultiGraphS's segments on the in-degree groups they need (graph/layout.py
     shared_group_targets), every other column on BFS's default."""
@@ -243,8 +262,27 @@ def ablation_columns() -> list[tuple[str, Any]]:
     """(column, strategy) of the ablation table in order: each technique's ("technique/sync"), then the configuration
     table's strategy fixed for the run ("table": strategy "static"), MultiGraph's hybrid (sparse or dense iterations
     by sampled cost, steered from the host) and auto."""
-    return ([(f"{name}/{st.sync}", st) for name, st in ablation_strategies()]
+    supplementary = [(f"{name}@{PAPER_GPU_SUPPLEMENTARY_THRESHOLD}/{st.sync}",
+                      SupplementaryAt(st, PAPER_GPU_SUPPLEMENTARY_THRESHOLD))
+                     for name, st in ablation_strategies(SUPPORT_TECHNIQUES) if name.endswith("+supplementary_queues")]
+    return ([(f"{name}/{st.sync}", st) for name, st in ablation_strategies()] + supplementary
             + [("table", "static"), ("hybrid", "hybrid"), ("auto", "auto")])
+
+
+def _technique_bfs(g: Any, source: int, column: Any) -> Any:
+    """A load-balancing ablation column's BFS from `source`: its strategy on its layout (technique_layout), a
+    SupplementaryAt column with the backend's supplementary threshold set for the call."""
+    from .. import api
+    from ..backends import get_backend
+
+    if not isinstance(column, SupplementaryAt):
+        return api.bfs(g, source, backend="cuda", strategy=column, layout=technique_layout(column))
+    be = get_backend("cuda")
+    before, be.supplementary_threshold = be.supplementary_threshold, column.threshold
+    try:
+        return api.bfs(g, source, backend="cuda", strategy=column.strategy)
+    finally:
+        be.supplementary_threshold = before
 
 
 def _cpu_bfs(g: Any, source: int) -> Any:
@@ -276,7 +314,8 @@ def support_reach(g: Any) -> dict[str, int]:
     _, supplementary = rt.hub_degrees(("supplementary_queues",), False, be.grid_gather_degree,
                                       be.supplementary_threshold)
     thresholds = {"warp_gather": 32, "block_gather": rt.BLOCK, "dynamic_parallelism": be.grid_gather_degree,
-                  "supplementary_queues": supplementary}
+                  "supplementary_queues": supplementary,
+                  f"supplementary_queues@{PAPER_GPU_SUPPLEMENTARY_THRESHOLD}": PAPER_GPU_SUPPLEMENTARY_THRESHOLD + 1}
     degree = g.out_degree()
     return {name: int(np.count_nonzero(degree >= threshold)) for name, threshold in thresholds.items()}
 
@@ -292,13 +331,10 @@ def ablation(graphs: list[str], repeat: int = 5, seed: int = 2, progress: Callab
     per level (sync) and, where the technique runs inside the persistent kernel, one launch in all (async); then the
     configuration table's strategy fixed for the run ("table"), MultiGraph's hybrid and auto (issue 24, points 1, 2
     and 4)."""
-    from .. import api
-
     # auto starts from the table (Busato & Bombieri's own choice) and lets SEP-Graph's rules and the device override
     # it (the trace says where)
-    return _ablation_rows(graphs, ablation_columns(),
-                          lambda g, s, st: api.bfs(g, s, backend="cuda", strategy=st, layout=technique_layout(st)),
-                          repeat, seed, progress, "ablation", _cpu_bfs, _same_output("bfs"),
+    return _ablation_rows(graphs, ablation_columns(), _technique_bfs, repeat, seed, progress, "ablation", _cpu_bfs,
+                          _same_output("bfs"),
                           facts=lambda g: {"reach": support_reach(g)})
 
 
