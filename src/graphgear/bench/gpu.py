@@ -247,10 +247,6 @@ class SupplementaryAt:
     strategy: Strategy
     threshold: int
 
-    @property
-    def sync(self) -> str:
-        return self.strategy.sync
-
 
 def technique_layout(strategy: Any) -> str:
     """The layout a column's BFS runs on: MultiGraphS's segments on the in-degree groups they need (graph/layout.py
@@ -261,7 +257,8 @@ def technique_layout(strategy: Any) -> str:
 def ablation_columns() -> list[tuple[str, Any]]:
     """(column, strategy) of the ablation table in order: each technique's ("technique/sync"), then the configuration
     table's strategy fixed for the run ("table": strategy "static"), MultiGraph's hybrid (sparse or dense iterations
-    by sampled cost, steered from the host) and auto."""
+    by sampled cost, steered from the host) and auto; before those, the supplementary queues again at their paper's
+    GPU's threshold ("...@16384/sync", a SupplementaryAt)."""
     supplementary = [(f"{name}@{PAPER_GPU_SUPPLEMENTARY_THRESHOLD}/{st.sync}",
                       SupplementaryAt(st, PAPER_GPU_SUPPLEMENTARY_THRESHOLD))
                      for name, st in ablation_strategies(SUPPORT_TECHNIQUES) if name.endswith("+supplementary_queues")]
@@ -305,17 +302,21 @@ def _same_ranks(result: Any, reference: Any) -> tuple[bool, str]:
 def support_reach(g: Any) -> dict[str, int]:
     """How many vertices of `g` each of Busato & Bombieri's supports takes on this device: those of out-degree at or
     past its threshold (warp gathering 32, block gathering the block, dynamic parallelism the backend's
-    grid_gather_degree, the supplementary queues past half the device's resident threads). On a graph where a
-    support reaches none, its column runs the technique it adds to, and the ablation prints that beside the table."""
+    grid_gather_degree, the supplementary queues past half the device's resident threads, and past
+    PAPER_GPU_SUPPLEMENTARY_THRESHOLD for their SupplementaryAt column). On a graph where a support reaches none, its
+    column runs the technique it adds to, and the ablation prints that beside the table."""
     from ..backends import get_backend
     from ..backends.cuda import runtime as rt
 
     be = get_backend("cuda")
-    _, supplementary = rt.hub_degrees(("supplementary_queues",), False, be.grid_gather_degree,
-                                      be.supplementary_threshold)
+
+    def supplementary(threshold: int | None) -> int:  # the degree from which the queues take a vertex
+        return rt.hub_degrees(("supplementary_queues",), False, be.grid_gather_degree, threshold)[1]
+
     thresholds = {"warp_gather": 32, "block_gather": rt.BLOCK, "dynamic_parallelism": be.grid_gather_degree,
-                  "supplementary_queues": supplementary,
-                  f"supplementary_queues@{PAPER_GPU_SUPPLEMENTARY_THRESHOLD}": PAPER_GPU_SUPPLEMENTARY_THRESHOLD + 1}
+                  "supplementary_queues": supplementary(be.supplementary_threshold),
+                  f"supplementary_queues@{PAPER_GPU_SUPPLEMENTARY_THRESHOLD}":
+                      supplementary(PAPER_GPU_SUPPLEMENTARY_THRESHOLD)}
     degree = g.out_degree()
     return {name: int(np.count_nonzero(degree >= threshold)) for name, threshold in thresholds.items()}
 
