@@ -293,3 +293,27 @@ def test_dedup_ablation_names_every_technique_on_an_edge_queue():
     assert list(strategies) == list(gpu.DEDUP_TECHNIQUES) == ["none", "warp_hash", "block", "lookup", "atomic"]
     assert all(st.frontier == "edge_queue" and st.dedup == name and st.sync == "sync"
                for name, st in strategies.items())
+
+
+def test_support_reach_counts_the_vertices_past_each_supports_threshold(monkeypatch):
+    """The reach line under the balance ablation: warp gathering from degree 32, block gathering from the block,
+    dynamic parallelism from the backend's grid_gather_degree, the supplementary queues past half the device's
+    resident threads (or the backend's override) and past the paper's GPU's 16,384 (the SupplementaryAt column).
+    The backend and the device are faked: a star of 20,000 leaves and one of exactly 16,384 (not past it), on a
+    CPU-only machine."""
+    import types
+
+    from graphgear import backends
+    from graphgear.backends.cuda import runtime as rt
+    from graphgear.bench import gpu
+
+    src = np.r_[np.zeros(20_000, dtype=np.int64), np.full(16_384, 20_001)]
+    dst = np.r_[np.arange(1, 20_001), np.arange(20_002, 20_002 + 16_384)]
+    g = gg.Graph.from_edges(src, dst, num_vertices=20_002 + 16_384, directed=True)
+    fake = types.SimpleNamespace(grid_gather_degree=4_096, supplementary_threshold=None)
+    monkeypatch.setattr(backends, "get_backend", lambda name: fake)
+    monkeypatch.setattr(rt, "resident_threads", lambda: 270_336)  # an H200's: half of them 135,168
+    assert gpu.support_reach(g) == {"warp_gather": 2, "block_gather": 2, "dynamic_parallelism": 2,
+                                    "supplementary_queues": 0, "supplementary_queues@16384": 1}
+    fake.supplementary_threshold = 64  # the backend's override: degree above 64
+    assert gpu.support_reach(g)["supplementary_queues"] == 2
