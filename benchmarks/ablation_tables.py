@@ -33,9 +33,8 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(row)
             print(f"| {str(row['graph']).split('/')[-1]} | " + " | ".join(table.marked(row, c) for c in columns) + " |",
                   flush=True)
-        for row in rows:
-            if "reach" in row:
-                print(gpu.reach_line(row))
+        for line in table.notes(rows):
+            print(line)
 
 
 if __name__ == "__main__":

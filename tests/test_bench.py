@@ -272,8 +272,11 @@ def test_the_ablation_tables_print_every_column_marked_where_wrong(monkeypatch, 
         return [{"graph": f"x/{graphs[0]}", "a": 1.0, "b": 2.0, "wrong": {"b": "distances differ"},
                  "reach": {"warp_gather": 3}}]
 
+    assert [name for name, table in gpu.ABLATION_TABLES.items() if table.note is gpu.reach_line] == ["balance"]
+    assert all(table.note is None for name, table in gpu.ABLATION_TABLES.items() if name != "balance")
     monkeypatch.setattr(gpu, "ABLATION_TABLES", {"balance": gpu.AblationTable("k", fake, "t {n}", lambda: ["a", "b"],
-                                                                              lambda row, c: f"{row[c]:.1f}")})
+                                                                              lambda row, c: f"{row[c]:.1f}",
+                                                                              note=gpu.reach_line)})
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "ablation_tables.py"
     spec = importlib.util.spec_from_file_location("ablation_tables", path)
     script = importlib.util.module_from_spec(spec)

@@ -158,7 +158,8 @@ def test_bench_gpu_prints_each_ablation_table_and_fails_on_a_wrong_cell(tmp_path
         def run(graphs, repeat, progress):
             return [{"graph": graph, "a": float(repeat), "wrong": {"a": "differs"} if wrong else {},
                      "reach": {"warp_gather": 2}} for graph in graphs]
-        return gpu.AblationTable(key, run, key + " title, median of {n}", lambda: ["a"], lambda row, c: f"{row[c]:.1f}")
+        return gpu.AblationTable(key, run, key + " title, median of {n}", lambda: ["a"], lambda row, c: f"{row[c]:.1f}",
+                                 note=gpu.reach_line)
 
     monkeypatch.setattr(gpu, "ABLATION_TABLES", {"one": table("first", False), "two": table("second", True)})
     out = tmp_path / "gpu.json"

@@ -764,9 +764,8 @@ def _cmd_bench_gpu(args: argparse.Namespace) -> int:
         for table in gpu.ABLATION_TABLES.values():
             found = table.run(list(graphs) + real, ablation_repeat, progress=lambda m: console.log(m))
             console.print(_ablation_table(table.title.format(n=ablation_repeat), found, table.columns(), table.marked))
-            for row in found:
-                if "reach" in row:
-                    console.print(gpu.reach_line(row))
+            for line in table.notes(found):
+                console.print(line)
             report[table.key] = found
             wrong += sum(len(row["wrong"]) for row in found)
     if args.json:

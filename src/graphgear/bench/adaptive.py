@@ -214,11 +214,10 @@ def _final_round(row: AdaptiveRow, probe: Callable, calls: dict[str, Callable[[]
             probe(calls[name])  # warm from its own run, as the first pass timed it
             times[name].append(probe(calls[name])[0])
     for name, ms in times.items():
-        row.first_ms[name] = row.auto_ms if name == "auto" else row.fixed_ms[name]
         if name == "auto":
-            row.auto_ms = statistics.median(ms)
+            row.first_ms[name], row.auto_ms = row.auto_ms, statistics.median(ms)
         else:
-            row.fixed_ms[name] = statistics.median(ms)
+            row.first_ms[name], row.fixed_ms[name] = row.fixed_ms[name], statistics.median(ms)
 
 
 def adaptive_suite(graphs: list[tuple[str, str]], algorithms: tuple[str, ...] = ADAPTIVE_ALGORITHMS, *,

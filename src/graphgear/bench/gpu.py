@@ -447,7 +447,8 @@ def ablation_cell(row: dict[str, Any], column: str, text: str) -> str:
 class AblationTable:
     """One of the suite's ablation tables, as `graphgear bench --suite gpu` and benchmarks/ablation_tables.py print
     it: the ablation that makes its rows, its report key, its title (`{n}`: the runs a cell is the median of), its
-    columns, a cell's text and the runs a cell takes where the caller does not say."""
+    columns, a cell's text, the runs a cell takes where the caller does not say and the line printed under the table
+    for each row, if any."""
 
     key: str
     run: Callable[..., list[dict[str, Any]]]
@@ -455,10 +456,15 @@ class AblationTable:
     columns: Callable[[], list[str]]
     cell: Callable[[dict[str, Any], str], str]
     repeat: int = 5
+    note: Callable[[dict[str, Any]], str] | None = None
 
     def marked(self, row: dict[str, Any], column: str) -> str:
         """The cell's text, marked WRONG where the column's result was not the reference's (ablation_cell)."""
         return ablation_cell(row, column, self.cell(row, column))
+
+    def notes(self, rows: list[dict[str, Any]]) -> list[str]:
+        """The lines printed under the table: `note` of each row."""
+        return [self.note(row) for row in rows] if self.note is not None else []
 
 
 def _ms(row: dict[str, Any], column: str) -> str:
@@ -468,7 +474,7 @@ def _ms(row: dict[str, Any], column: str) -> str:
 ABLATION_TABLES = {
     "balance": AblationTable(
         "ablation", ablation, "BFS by load-balancing technique, push only, ms (median of {n}; sync: a launch per "
-        "level, async: one persistent kernel)", lambda: [c for c, _ in ablation_columns()], _ms),
+        "level, async: one persistent kernel)", lambda: [c for c, _ in ablation_columns()], _ms, note=reach_line),
     "dedup": AblationTable(
         "dedup_ablation", dedup_ablation, f"SSSP ({DEDUP_ALGORITHM}) by duplicate removal on an edge queue, a launch "
         "per level: ms (median of {n}) / frontier entries computed in all", lambda: list(DEDUP_TECHNIQUES),
